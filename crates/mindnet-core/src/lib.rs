@@ -1,0 +1,19 @@
+//! The vocabulary every other mindnet crate speaks: notes, chunks, edges, their
+//! identities, and the two configuration files that shape them (the type
+//! registry and the edge vocabulary).
+//!
+//! This crate does no I/O beyond reading a configuration file it is pointed at.
+
+pub mod error;
+pub mod ids;
+pub mod model;
+pub mod registry;
+pub mod vocab;
+pub mod warning;
+mod yaml;
+
+pub use error::ConfigError;
+pub use model::{Chunk, Edge, Note, NoteBundle, Provenance, Status};
+pub use registry::{ChunkProfile, ChunkStrategy, MatrixRule, TypeConfig, TypeRegistry};
+pub use vocab::{Canonical, EdgeVocabulary, KindInfo};
+pub use warning::Warning;

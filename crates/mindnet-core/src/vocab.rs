@@ -1,0 +1,261 @@
+//! The edge vocabulary (IMP-6): canonical kinds, their German and English
+//! aliases, inverse pairs, symmetric kinds, and which kinds are causal.
+
+use crate::{ConfigError, yaml};
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// The built-in vocabulary, `config/edge_vocabulary.yaml` at build time.
+pub const DEFAULT_YAML: &str = include_str!("../../../config/edge_vocabulary.yaml");
+
+/// The kind every unknown or forbidden kind falls back to.
+pub const FALLBACK_KIND: &str = "related_to";
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VocabularyFile {
+    #[allow(dead_code)]
+    version: u32,
+    kinds: BTreeMap<String, KindInfo>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KindInfo {
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    #[serde(default)]
+    pub inverse: Option<String>,
+    #[serde(default)]
+    pub symmetric: bool,
+    #[serde(default)]
+    pub causal: bool,
+    /// Reserved for the chunker's own edges (`belongs_to`, `next`, `prev`):
+    /// the provenance firewall (IMP-7) rewrites them from any other source.
+    #[serde(default)]
+    pub structural: bool,
+}
+
+/// How a kind written by the author maps to the vocabulary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Canonical<'a> {
+    /// Already the canonical name.
+    Known(&'a str),
+    /// An alias; the canonical kind it stands for.
+    Alias(&'a str),
+    /// Not in the vocabulary; kept as `related_to` and reported.
+    Unknown,
+}
+
+impl<'a> Canonical<'a> {
+    pub fn kind(&self) -> &'a str {
+        match self {
+            Canonical::Known(k) | Canonical::Alias(k) => k,
+            Canonical::Unknown => FALLBACK_KIND,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct EdgeVocabulary {
+    kinds: BTreeMap<String, KindInfo>,
+    /// Normalised spelling (canonical or alias) → canonical kind.
+    lookup: HashMap<String, String>,
+}
+
+/// Lower-case, and spaces and hyphens as underscores: `Ausgelöst durch` →
+/// `ausgelöst_durch`. Authors write kinds in many ways; the vocabulary in one.
+pub fn normalize_kind(raw: &str) -> String {
+    raw.trim()
+        .to_lowercase()
+        .chars()
+        .map(|c| if c == ' ' || c == '-' { '_' } else { c })
+        .collect()
+}
+
+impl EdgeVocabulary {
+    pub fn builtin() -> Self {
+        Self::from_yaml(Path::new("<built-in edge_vocabulary.yaml>"), DEFAULT_YAML)
+            .expect("the built-in edge vocabulary is valid (checked by a test)")
+    }
+
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = yaml::read(path)?;
+        Self::from_yaml(path, &text)
+    }
+
+    pub fn from_yaml(path: &Path, text: &str) -> Result<Self, ConfigError> {
+        let file: VocabularyFile = yaml::parse(path, text)?;
+        let mut lookup = HashMap::new();
+        for (name, info) in &file.kinds {
+            if normalize_kind(name) != *name {
+                return Err(yaml::invalid(
+                    path,
+                    text,
+                    &["kinds", name],
+                    "a canonical kind must be lower-case snake_case",
+                ));
+            }
+            let spellings = std::iter::once(name).chain(info.aliases.iter());
+            for spelling in spellings {
+                let key = normalize_kind(spelling);
+                if let Some(previous) = lookup.insert(key.clone(), name.clone())
+                    && previous != *name
+                {
+                    return Err(yaml::invalid(
+                        path,
+                        text,
+                        &["kinds", name, "aliases"],
+                        format!("`{spelling}` already names the kind `{previous}`"),
+                    ));
+                }
+            }
+            if let Some(inverse) = &info.inverse {
+                let Some(other) = file.kinds.get(inverse) else {
+                    return Err(yaml::invalid(
+                        path,
+                        text,
+                        &["kinds", name, "inverse"],
+                        format!("the inverse `{inverse}` is not a kind of this vocabulary"),
+                    ));
+                };
+                if other.inverse.as_deref().is_some_and(|back| back != name) {
+                    return Err(yaml::invalid(
+                        path,
+                        text,
+                        &["kinds", inverse, "inverse"],
+                        format!("inverse pairs must agree: `{name}` names `{inverse}` as inverse"),
+                    ));
+                }
+            }
+        }
+        if !file.kinds.contains_key(FALLBACK_KIND) {
+            return Err(yaml::invalid(
+                path,
+                text,
+                &["kinds"],
+                format!("the vocabulary must define `{FALLBACK_KIND}`, the fallback kind"),
+            ));
+        }
+        Ok(EdgeVocabulary {
+            kinds: file.kinds,
+            lookup,
+        })
+    }
+
+    pub fn canonicalize(&self, raw: &str) -> Canonical<'_> {
+        let key = normalize_kind(raw);
+        match self.lookup.get_key_value(&key) {
+            Some((_, canonical)) => {
+                let canonical = self.kinds.get_key_value(canonical).map(|(k, _)| k.as_str());
+                match canonical {
+                    Some(c) if c == key => Canonical::Known(c),
+                    Some(c) => Canonical::Alias(c),
+                    None => Canonical::Unknown,
+                }
+            }
+            None => Canonical::Unknown,
+        }
+    }
+
+    pub fn get(&self, kind: &str) -> Option<&KindInfo> {
+        self.kinds.get(kind)
+    }
+
+    pub fn contains(&self, kind: &str) -> bool {
+        self.kinds.contains_key(kind)
+    }
+
+    /// The kind read in the other direction: the inverse, or the kind itself
+    /// when symmetric (IMP-9).
+    pub fn inverse(&self, kind: &str) -> Option<&str> {
+        let info = self.kinds.get(kind)?;
+        if info.symmetric {
+            return Some(self.kinds.get_key_value(kind)?.0);
+        }
+        info.inverse.as_deref()
+    }
+
+    pub fn is_causal(&self, kind: &str) -> bool {
+        self.kinds.get(kind).is_some_and(|k| k.causal)
+    }
+
+    pub fn is_structural(&self, kind: &str) -> bool {
+        self.kinds.get(kind).is_some_and(|k| k.structural)
+    }
+
+    pub fn kinds(&self) -> impl Iterator<Item = (&str, &KindInfo)> {
+        self.kinds.iter().map(|(k, v)| (k.as_str(), v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_vocabulary_covers_the_spec() {
+        let v = EdgeVocabulary::builtin();
+        for (alias, kind) in [
+            ("ausgelöst_durch", "caused_by"),
+            ("wegen", "caused_by"),
+            ("abgeleitet_von", "derived_from"),
+            ("quelle", "derived_from"),
+            ("basiert_auf", "based_on"),
+            ("fundament", "based_on"),
+            ("löst", "solves"),
+            ("fix_für", "solves"),
+            ("teil_von", "part_of"),
+            ("cluster", "part_of"),
+            ("braucht", "depends_on"),
+            ("requires", "depends_on"),
+            ("blockiert", "blocks"),
+            ("risiko_für", "blocks"),
+            ("siehe_auch", "related_to"),
+            ("kontext", "related_to"),
+            ("preceeded_by", "preceded_by"),
+            ("Ausgelöst durch", "caused_by"),
+        ] {
+            assert_eq!(v.canonicalize(alias), Canonical::Alias(kind), "{alias}");
+        }
+        assert_eq!(v.canonicalize("caused_by"), Canonical::Known("caused_by"));
+        assert_eq!(v.canonicalize("frobnicates"), Canonical::Unknown);
+        assert_eq!(v.canonicalize("frobnicates").kind(), "related_to");
+        for (a, b) in [
+            ("caused_by", "resulted_in"),
+            ("derived_from", "source_of"),
+            ("part_of", "consists_of"),
+            ("followed_by", "preceded_by"),
+            ("impacts", "impacted_by"),
+        ] {
+            assert_eq!(v.inverse(a), Some(b));
+            assert_eq!(v.inverse(b), Some(a));
+        }
+        assert_eq!(v.inverse("related_to"), Some("related_to"));
+        assert_eq!(v.inverse("similar_to"), Some("similar_to"));
+        assert!(v.is_causal("caused_by") && !v.is_causal("followed_by"));
+        for k in ["belongs_to", "next", "prev"] {
+            assert!(v.is_structural(k), "{k}");
+        }
+    }
+
+    #[test]
+    fn invalid_vocabulary_names_file_line_and_field() {
+        let text = "version: 1\nkinds:\n  related_to: {}\n  caused_by:\n    inverse: nothing\n";
+        let err = EdgeVocabulary::from_yaml(Path::new("v.yaml"), text).unwrap_err();
+        match err {
+            ConfigError::Invalid { line, field, .. } => {
+                assert_eq!(line, 5);
+                assert_eq!(field, "kinds.caused_by.inverse");
+            }
+            other => panic!("unexpected {other}"),
+        }
+        let err = EdgeVocabulary::from_yaml(Path::new("v.yaml"), "version: 1\nkinds:\n  related_to:\n    colour: red\n")
+            .unwrap_err();
+        assert!(err.to_string().starts_with("v.yaml:4:"), "{err}");
+        assert!(err.to_string().contains("colour"), "{err}");
+    }
+}
