@@ -1,0 +1,99 @@
+//! `mindnet bench`: throughput on generated vaults. Timing belongs here and
+//! in `docs/benchmarks.md`, never in test assertions.
+
+use crate::vaultgen;
+use anyhow::{Context, Result};
+use mindnet_ingest::{Config, ImportOptions, plan_vault};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(clap::Subcommand, Debug)]
+pub enum BenchCommand {
+    /// Parse, chunk and derive a generated vault; report notes per second per stage.
+    Ingest {
+        /// Number of notes to generate.
+        #[arg(long, default_value_t = 10_000)]
+        notes: usize,
+        /// Generator seed: the same seed gives the same vault.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Repetitions; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Write the vault here and keep it (default: a temporary folder).
+        #[arg(long, value_name = "DIR")]
+        keep: Option<PathBuf>,
+    },
+}
+
+pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
+    match cmd {
+        BenchCommand::Ingest {
+            notes,
+            seed,
+            runs,
+            keep,
+        } => ingest(notes, seed, runs.max(1), keep),
+    }
+}
+
+fn ingest(notes: usize, seed: u64, runs: usize, keep: Option<PathBuf>) -> Result<ExitCode> {
+    let tmp;
+    let dir = match keep {
+        Some(d) => {
+            std::fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;
+            d
+        }
+        None => {
+            tmp = tempfile::tempdir()?;
+            tmp.path().to_path_buf()
+        }
+    };
+    let g = vaultgen::generate(&dir, notes, seed).context("cannot write the generated vault")?;
+    println!(
+        "generated vault: {} notes, {:.1} MB, {} links (seed {seed}) in {}",
+        g.notes,
+        g.bytes as f64 / 1e6,
+        g.links,
+        dir.display()
+    );
+    println!("threads: {}", std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let config = Config::builtin();
+    let opts = ImportOptions::default();
+    let mut samples = Vec::new();
+    for i in 0..runs {
+        let plan = plan_vault(&dir, &config, &opts)?;
+        let t = &plan.timings;
+        println!(
+            "run {}: scan {:.3}s read {:.3}s parse {:.3}s chunk {:.3}s derive {:.3}s -> {} chunks, {} edges",
+            i + 1,
+            t.scan.as_secs_f64(),
+            t.read.as_secs_f64(),
+            t.parse.as_secs_f64(),
+            t.chunk.as_secs_f64(),
+            t.derive.as_secs_f64(),
+            plan.chunk_count(),
+            plan.edge_count()
+        );
+        samples.push(t.clone());
+    }
+    let median = |f: fn(&mindnet_ingest::plan::Timings) -> Duration| {
+        let mut v: Vec<Duration> = samples.iter().map(f).collect();
+        v.sort();
+        v[v.len() / 2]
+    };
+    let rate = |d: Duration| notes as f64 / d.as_secs_f64().max(1e-9);
+    let parse = median(|t| t.parse);
+    let chunk = median(|t| t.chunk);
+    let derive = median(|t| t.derive);
+    let core = median(|t| t.parse + t.chunk + t.derive);
+    let all = median(|t| t.scan + t.read + t.parse + t.chunk + t.derive);
+    println!("median notes/s ({runs} runs):");
+    println!("  parse                 {:>10.0}", rate(parse));
+    println!("  chunk                 {:>10.0}", rate(chunk));
+    println!("  derive                {:>10.0}", rate(derive));
+    println!("  parse+chunk+derive    {:>10.0}", rate(core));
+    println!("  with scan and read    {:>10.0}", rate(all));
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,171 @@
+//! `mindnet import`: the vault as notes, chunks and edges.
+
+use crate::config::ConfigArgs;
+use anyhow::{Result, bail};
+use mindnet_ingest::{ImportOptions, ImportPlan, plan_vault};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct ImportArgs {
+    /// The vault's root folder.
+    pub vault: PathBuf,
+    /// Build everything but write nothing; print what would be stored.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print JSON Lines: one record per note, chunk and edge, then a summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Language of notes without a `lang:` field.
+    #[arg(long, default_value = "de")]
+    pub lang: String,
+    /// Skip notes larger than this many megabytes.
+    #[arg(long, value_name = "MB", default_value_t = 8)]
+    pub max_note_size: u64,
+    /// Read files in a shuffled order (tests that the output does not depend on it).
+    #[arg(long, hide = true)]
+    pub shuffle_seed: Option<u64>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+pub fn run(args: ImportArgs) -> Result<ExitCode> {
+    if !args.dry_run {
+        bail!(
+            "writing to the index is not available in this build yet; run `mindnet import {} --dry-run` to see what would be stored",
+            args.vault.display()
+        );
+    }
+    let config = args.config.load(&args.vault)?;
+    let opts = ImportOptions {
+        lang: args.lang.clone(),
+        max_note_bytes: args.max_note_size.saturating_mul(1024 * 1024),
+        shuffle_seed: args.shuffle_seed,
+    };
+    let started = Instant::now();
+    let plan = plan_vault(&args.vault, &config, &opts)?;
+    let seconds = started.elapsed().as_secs_f64();
+
+    for w in &plan.warnings {
+        eprintln!("{w}");
+    }
+    let summary = Summary::of(&plan);
+    let written = if args.json {
+        write_json(&plan, &summary)
+    } else {
+        write_human(&args, &summary, seconds)
+    };
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        other => {
+            other?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Record<'a, T: Serialize> {
+    record: &'static str,
+    #[serde(flatten)]
+    payload: &'a T,
+}
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    notes: usize,
+    chunks: usize,
+    edges: usize,
+    unresolved: usize,
+    edges_by_kind: BTreeMap<&'a str, usize>,
+    edges_by_provenance: BTreeMap<&'a str, usize>,
+    skipped: Vec<&'a mindnet_ingest::Skipped>,
+    warnings: &'a [mindnet_core::Warning],
+}
+
+impl<'a> Summary<'a> {
+    fn of(plan: &'a ImportPlan) -> Self {
+        let mut by_kind = BTreeMap::new();
+        let mut by_prov = BTreeMap::new();
+        for e in plan.bundles.iter().flat_map(|b| &b.edges) {
+            *by_kind.entry(e.kind.as_str()).or_default() += 1;
+            *by_prov.entry(e.provenance.as_str()).or_default() += 1;
+        }
+        Summary {
+            notes: plan.bundles.len(),
+            chunks: plan.chunk_count(),
+            edges: plan.edge_count(),
+            unresolved: plan.unresolved_count(),
+            edges_by_kind: by_kind,
+            edges_by_provenance: by_prov,
+            skipped: plan.skipped.iter().collect(),
+            warnings: &plan.warnings,
+        }
+    }
+}
+
+fn write_json(plan: &ImportPlan, summary: &Summary<'_>) -> std::io::Result<()> {
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut line = |record: &'static str, payload: &dyn erased::Payload| -> std::io::Result<()> {
+        payload.write(record, &mut out)
+    };
+    for b in &plan.bundles {
+        line("note", &b.note)?;
+        for c in &b.chunks {
+            line("chunk", c)?;
+        }
+        for e in &b.edges {
+            line("edge", e)?;
+        }
+    }
+    line("summary", summary)?;
+    out.flush()
+}
+
+/// Lets one closure write records of different payload types.
+mod erased {
+    use super::Record;
+    use serde::Serialize;
+    use std::io::Write;
+
+    pub trait Payload {
+        fn write(&self, record: &'static str, out: &mut dyn Write) -> std::io::Result<()>;
+    }
+
+    impl<T: Serialize> Payload for T {
+        fn write(&self, record: &'static str, out: &mut dyn Write) -> std::io::Result<()> {
+            serde_json::to_writer(&mut *out, &Record { record, payload: self })?;
+            out.write_all(b"\n")
+        }
+    }
+}
+
+fn write_human(args: &ImportArgs, s: &Summary<'_>, seconds: f64) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    let join = |m: &BTreeMap<&str, usize>| {
+        let mut v: Vec<_> = m.iter().collect();
+        v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        v.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ")
+    };
+    writeln!(out, "mindnet import --dry-run {} (nothing written)", args.vault.display())?;
+    writeln!(out, "  notes       {} indexed, {} skipped", s.notes, s.skipped.len())?;
+    writeln!(out, "  chunks      {}", s.chunks)?;
+    writeln!(out, "  edges       {} ({})", s.edges, join(&s.edges_by_provenance))?;
+    writeln!(out, "  by kind     {}", join(&s.edges_by_kind))?;
+    writeln!(out, "  unresolved  {} edges point to notes that do not exist yet", s.unresolved)?;
+    for sk in &s.skipped {
+        writeln!(out, "  skipped     {}: {}", sk.path, sk.reason)?;
+    }
+    writeln!(
+        out,
+        "  warnings    {}{}",
+        s.warnings.len(),
+        if s.warnings.is_empty() { "" } else { " (listed above, on stderr)" }
+    )?;
+    writeln!(out, "  time        {seconds:.2} s")?;
+    writeln!(out, "Run with --json for every note, chunk and edge as JSON Lines.")
+}
