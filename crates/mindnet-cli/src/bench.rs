@@ -42,7 +42,8 @@ fn ingest(notes: usize, seed: u64, runs: usize, keep: Option<PathBuf>) -> Result
     let tmp;
     let dir = match keep {
         Some(d) => {
-            std::fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;
+            std::fs::create_dir_all(&d)
+                .with_context(|| format!("cannot create {}", d.display()))?;
             d
         }
         None => {
@@ -58,7 +59,10 @@ fn ingest(notes: usize, seed: u64, runs: usize, keep: Option<PathBuf>) -> Result
         g.links,
         dir.display()
     );
-    println!("threads: {}", std::thread::available_parallelism().map_or(1, |n| n.get()));
+    println!(
+        "threads: {}",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
     let config = Config::builtin();
     let opts = ImportOptions::default();
     let mut samples = Vec::new();

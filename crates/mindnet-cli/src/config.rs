@@ -27,7 +27,12 @@ fn pick(flag: &Option<PathBuf>, env: &str, vault: &Path, file: &str) -> Option<P
 
 impl ConfigArgs {
     pub fn load(&self, vault: &Path) -> Result<Config> {
-        let vocab = match pick(&self.vocabulary, "MINDNET_EDGE_VOCABULARY_FILE", vault, "edge_vocabulary.yaml") {
+        let vocab = match pick(
+            &self.vocabulary,
+            "MINDNET_EDGE_VOCABULARY_FILE",
+            vault,
+            "edge_vocabulary.yaml",
+        ) {
             Some(p) => {
                 tracing::info!("edge vocabulary: {}", p.display());
                 EdgeVocabulary::load(&p)?

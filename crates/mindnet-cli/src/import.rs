@@ -138,7 +138,13 @@ mod erased {
 
     impl<T: Serialize> Payload for T {
         fn write(&self, record: &'static str, out: &mut dyn Write) -> std::io::Result<()> {
-            serde_json::to_writer(&mut *out, &Record { record, payload: self })?;
+            serde_json::to_writer(
+                &mut *out,
+                &Record {
+                    record,
+                    payload: self,
+                },
+            )?;
             out.write_all(b"\n")
         }
     }
@@ -149,14 +155,35 @@ fn write_human(args: &ImportArgs, s: &Summary<'_>, seconds: f64) -> std::io::Res
     let join = |m: &BTreeMap<&str, usize>| {
         let mut v: Vec<_> = m.iter().collect();
         v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        v.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ")
+        v.iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
-    writeln!(out, "mindnet import --dry-run {} (nothing written)", args.vault.display())?;
-    writeln!(out, "  notes       {} indexed, {} skipped", s.notes, s.skipped.len())?;
+    writeln!(
+        out,
+        "mindnet import --dry-run {} (nothing written)",
+        args.vault.display()
+    )?;
+    writeln!(
+        out,
+        "  notes       {} indexed, {} skipped",
+        s.notes,
+        s.skipped.len()
+    )?;
     writeln!(out, "  chunks      {}", s.chunks)?;
-    writeln!(out, "  edges       {} ({})", s.edges, join(&s.edges_by_provenance))?;
+    writeln!(
+        out,
+        "  edges       {} ({})",
+        s.edges,
+        join(&s.edges_by_provenance)
+    )?;
     writeln!(out, "  by kind     {}", join(&s.edges_by_kind))?;
-    writeln!(out, "  unresolved  {} edges point to notes that do not exist yet", s.unresolved)?;
+    writeln!(
+        out,
+        "  unresolved  {} edges point to notes that do not exist yet",
+        s.unresolved
+    )?;
     for sk in &s.skipped {
         writeln!(out, "  skipped     {}: {}", sk.path, sk.reason)?;
     }
@@ -164,8 +191,15 @@ fn write_human(args: &ImportArgs, s: &Summary<'_>, seconds: f64) -> std::io::Res
         out,
         "  warnings    {}{}",
         s.warnings.len(),
-        if s.warnings.is_empty() { "" } else { " (listed above, on stderr)" }
+        if s.warnings.is_empty() {
+            ""
+        } else {
+            " (listed above, on stderr)"
+        }
     )?;
     writeln!(out, "  time        {seconds:.2} s")?;
-    writeln!(out, "Run with --json for every note, chunk and edge as JSON Lines.")
+    writeln!(
+        out,
+        "Run with --json for every note, chunk and edge as JSON Lines."
+    )
 }

@@ -9,7 +9,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "mindnet", version, about = "Turn an Obsidian vault into a typed knowledge graph")]
+#[command(
+    name = "mindnet",
+    version,
+    about = "Turn an Obsidian vault into a typed knowledge graph"
+)]
 struct Cli {
     /// More log output (-v info, -vv debug). RUST_LOG overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]

@@ -7,23 +7,119 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 const WORDS: &[&str] = &[
-    "Wissen", "Entscheidung", "Projekt", "Erfahrung", "Wert", "Prinzip", "Quelle", "Zustand", "Strategie",
-    "Gewohnheit", "Arbeit", "Zeit", "Ziel", "Frage", "Antwort", "Grund", "Folge", "Veränderung", "Team",
-    "Kunde", "System", "Daten", "Suche", "Vektor", "Graph", "Notiz", "Idee", "Plan", "Woche", "Morgen",
-    "und", "oder", "aber", "weil", "dass", "wenn", "nicht", "immer", "oft", "selten", "wieder", "schon",
-    "ich", "wir", "sie", "es", "der", "die", "das", "ein", "eine", "mit", "ohne", "für", "über", "unter",
-    "hat", "ist", "war", "wird", "kann", "muss", "soll", "möchte", "lernt", "baut", "prüft", "schreibt",
-    "schnell", "langsam", "klar", "schwierig", "wichtig", "ruhig", "müde", "neugierig", "gründlich",
-    "Gesundheit", "Schlaf", "Laufen", "Familie", "Geld", "Karriere", "Wechsel", "Mut", "Angst", "Freude",
+    "Wissen",
+    "Entscheidung",
+    "Projekt",
+    "Erfahrung",
+    "Wert",
+    "Prinzip",
+    "Quelle",
+    "Zustand",
+    "Strategie",
+    "Gewohnheit",
+    "Arbeit",
+    "Zeit",
+    "Ziel",
+    "Frage",
+    "Antwort",
+    "Grund",
+    "Folge",
+    "Veränderung",
+    "Team",
+    "Kunde",
+    "System",
+    "Daten",
+    "Suche",
+    "Vektor",
+    "Graph",
+    "Notiz",
+    "Idee",
+    "Plan",
+    "Woche",
+    "Morgen",
+    "und",
+    "oder",
+    "aber",
+    "weil",
+    "dass",
+    "wenn",
+    "nicht",
+    "immer",
+    "oft",
+    "selten",
+    "wieder",
+    "schon",
+    "ich",
+    "wir",
+    "sie",
+    "es",
+    "der",
+    "die",
+    "das",
+    "ein",
+    "eine",
+    "mit",
+    "ohne",
+    "für",
+    "über",
+    "unter",
+    "hat",
+    "ist",
+    "war",
+    "wird",
+    "kann",
+    "muss",
+    "soll",
+    "möchte",
+    "lernt",
+    "baut",
+    "prüft",
+    "schreibt",
+    "schnell",
+    "langsam",
+    "klar",
+    "schwierig",
+    "wichtig",
+    "ruhig",
+    "müde",
+    "neugierig",
+    "gründlich",
+    "Gesundheit",
+    "Schlaf",
+    "Laufen",
+    "Familie",
+    "Geld",
+    "Karriere",
+    "Wechsel",
+    "Mut",
+    "Angst",
+    "Freude",
 ];
 
 const TYPES: &[&str] = &[
-    "concept", "project", "decision", "experience", "value", "principle", "source", "state", "strategy",
-    "insight", "journal", "person",
+    "concept",
+    "project",
+    "decision",
+    "experience",
+    "value",
+    "principle",
+    "source",
+    "state",
+    "strategy",
+    "insight",
+    "journal",
+    "person",
 ];
 const STATUSES: &[&str] = &["draft", "active", "stable", "stable", "active"];
 const KINDS: &[&str] = &[
-    "caused_by", "resulted_in", "derived_from", "based_on", "depends_on", "related_to", "wegen", "führte_zu",
+    "caused_by",
+    "resulted_in",
+    "derived_from",
+    "based_on",
+    "depends_on",
+    "related_to",
+    "wegen",
+    "führte_zu",
 ];
 
 /// splitmix64: small, fast and the same on every platform.
@@ -136,7 +232,8 @@ pub fn generate(dir: &Path, count: usize, seed: u64) -> std::io::Result<Generate
                             let _ = write!(s, "Offen: [[Fehlende Notiz {}]]. ", rng.below(500));
                         }
                         _ => {
-                            let _ = write!(s, "Mehr in [[{t}]] #{}. ", rng.pick(WORDS).to_lowercase());
+                            let _ =
+                                write!(s, "Mehr in [[{t}]] #{}. ", rng.pick(WORDS).to_lowercase());
                         }
                     }
                 }
@@ -147,7 +244,13 @@ pub fn generate(dir: &Path, count: usize, seed: u64) -> std::io::Result<Generate
             }
         }
         if rng.chance(0.35) {
-            let _ = writeln!(s, "> [!edge] {}: [[{}]] [[{}]]", rng.pick(KINDS), title(rng.below(count)), title(rng.below(count)));
+            let _ = writeln!(
+                s,
+                "> [!edge] {}: [[{}]] [[{}]]",
+                rng.pick(KINDS),
+                title(rng.below(count)),
+                title(rng.below(count))
+            );
             let _ = writeln!(s, "> {}: [[{}]]", rng.pick(KINDS), title(rng.below(count)));
             total.links += 3;
         }

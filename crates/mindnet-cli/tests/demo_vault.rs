@@ -8,7 +8,14 @@ use std::collections::BTreeSet;
 
 /// The one edge from `from` (a note title) to `to` (a note title) of `kind`
 /// made by `rule_id`, checked for its full payload.
-fn edge(run: &DryRun, from: &str, to: &str, kind: &str, section: Option<&str>, rule_id: &str) -> Value {
+fn edge(
+    run: &DryRun,
+    from: &str,
+    to: &str,
+    kind: &str,
+    section: Option<&str>,
+    rule_id: &str,
+) -> Value {
     let owner = run.note_id(from);
     let target = run.note_id(to);
     let found: Vec<Value> = run
@@ -39,46 +46,130 @@ fn demo_vault_has_the_specified_edges() {
     let run = dry_run(&demo_vault(), &[]);
 
     // Inline relation with a German alias (`ausgelöst_durch`), canonicalised.
-    let e = edge(&run, "Wechsel in die Softwareentwicklung", "Erschöpfung im Frühjahr 2023", "caused_by", None, "inline:rel");
+    let e = edge(
+        &run,
+        "Wechsel in die Softwareentwicklung",
+        "Erschöpfung im Frühjahr 2023",
+        "caused_by",
+        None,
+        "inline:rel",
+    );
     assert_payload(&e, "explicit", "inline:rel", 0.95);
 
     // Callout edge to the second target on its line.
-    let e = edge(&run, "Wechsel in die Softwareentwicklung", "Lernplan Softwareentwicklung", "resulted_in", None, "callout:edge");
+    let e = edge(
+        &run,
+        "Wechsel in die Softwareentwicklung",
+        "Lernplan Softwareentwicklung",
+        "resulted_in",
+        None,
+        "callout:edge",
+    );
     assert_payload(&e, "explicit", "callout:edge", 0.90);
     // ... and a German alias on the callout's second line.
-    let e = edge(&run, "Wechsel in die Softwareentwicklung", "Autonomie", "based_on", None, "callout:edge");
+    let e = edge(
+        &run,
+        "Wechsel in die Softwareentwicklung",
+        "Autonomie",
+        "based_on",
+        None,
+        "callout:edge",
+    );
     assert_payload(&e, "explicit", "callout:edge", 0.90);
 
     // Type default: a project depends on what it links to.
-    let e = edge(&run, "Projekt Mindnet", "Qdrant als Vektordatenbank", "depends_on", None, "edge_defaults:project:depends_on");
+    let e = edge(
+        &run,
+        "Projekt Mindnet",
+        "Qdrant als Vektordatenbank",
+        "depends_on",
+        None,
+        "edge_defaults:project:depends_on",
+    );
     assert_payload(&e, "rule", "edge_defaults:project:depends_on", 0.7);
 
     // Matrix: an experience that links a value rests on it.
-    let e = edge(&run, "Jahresabschluss-Marathon 2023", "Gesundheit", "based_on", None, "matrix:experience:value");
+    let e = edge(
+        &run,
+        "Jahresabschluss-Marathon 2023",
+        "Gesundheit",
+        "based_on",
+        None,
+        "matrix:experience:value",
+    );
     assert_payload(&e, "rule", "matrix:experience:value", 0.7);
 
     // A plain wikilink.
-    let e = edge(&run, "Jahresabschluss-Marathon 2023", "Gesundheit", "references", None, "explicit:wikilink");
+    let e = edge(
+        &run,
+        "Jahresabschluss-Marathon 2023",
+        "Gesundheit",
+        "references",
+        None,
+        "explicit:wikilink",
+    );
     assert_payload(&e, "explicit", "explicit:wikilink", 1.0);
 
     // Section edges; two sections of one note are two edges (multigraph).
-    let e = edge(&run, "Wechsel in die Softwareentwicklung", "Jonas Weber", "references", Some("Gespräch im Mai 2023"), "explicit:wikilink");
+    let e = edge(
+        &run,
+        "Wechsel in die Softwareentwicklung",
+        "Jonas Weber",
+        "references",
+        Some("Gespräch im Mai 2023"),
+        "explicit:wikilink",
+    );
     assert_payload(&e, "explicit", "explicit:wikilink", 1.0);
-    let ziel = edge(&run, "Projekt Mindnet", "Projekt Mindnet", "references", Some("Ziel"), "explicit:wikilink");
-    let suche = edge(&run, "Projekt Mindnet", "Projekt Mindnet", "references", Some("Suche"), "explicit:wikilink");
+    let ziel = edge(
+        &run,
+        "Projekt Mindnet",
+        "Projekt Mindnet",
+        "references",
+        Some("Ziel"),
+        "explicit:wikilink",
+    );
+    let suche = edge(
+        &run,
+        "Projekt Mindnet",
+        "Projekt Mindnet",
+        "references",
+        Some("Suche"),
+        "explicit:wikilink",
+    );
     assert_ne!(ziel["edge_id"], suche["edge_id"]);
     // A block reference is a section too.
-    edge(&run, "20. Januar 2025", "Projekt Mindnet", "references", Some("^kernidee"), "explicit:wikilink");
+    edge(
+        &run,
+        "20. Januar 2025",
+        "Projekt Mindnet",
+        "references",
+        Some("^kernidee"),
+        "explicit:wikilink",
+    );
     // An embed of a note is an edge.
-    edge(&run, "Übersicht Mindnet", "Lokal zuerst", "references", None, "explicit:wikilink");
+    edge(
+        &run,
+        "Übersicht Mindnet",
+        "Lokal zuerst",
+        "references",
+        None,
+        "explicit:wikilink",
+    );
 }
 
 #[test]
 fn demo_vault_chunks_form_next_prev_chains() {
     let run = dry_run(&demo_vault(), &[]);
     let owner = run.note_id("Projekt Mindnet");
-    let chunks: Vec<Value> = run.chunks().into_iter().filter(|c| c["note_id"] == owner.as_str()).collect();
-    assert!(chunks.len() >= 4, "Projekt Mindnet should have several chunks");
+    let chunks: Vec<Value> = run
+        .chunks()
+        .into_iter()
+        .filter(|c| c["note_id"] == owner.as_str())
+        .collect();
+    assert!(
+        chunks.len() >= 4,
+        "Projekt Mindnet should have several chunks"
+    );
     for (i, c) in chunks.iter().enumerate() {
         assert_eq!(c["ord"], i + 1);
         assert_eq!(c["chunk_id"], format!("{owner}#c{:02}", i + 1));
@@ -93,8 +184,16 @@ fn demo_vault_chunks_form_next_prev_chains() {
         assert_payload(found[0], "structure", &format!("structure:{kind}"), 1.0);
     };
     for pair in chunks.windows(2) {
-        structure(&pair[0]["chunk_id"], pair[1]["chunk_id"].as_str().unwrap(), "next");
-        structure(&pair[1]["chunk_id"], pair[0]["chunk_id"].as_str().unwrap(), "prev");
+        structure(
+            &pair[0]["chunk_id"],
+            pair[1]["chunk_id"].as_str().unwrap(),
+            "next",
+        );
+        structure(
+            &pair[1]["chunk_id"],
+            pair[0]["chunk_id"].as_str().unwrap(),
+            "prev",
+        );
         assert_eq!(pair[0]["neighbors_next"][0], pair[1]["chunk_id"]);
         assert_eq!(pair[1]["neighbors_prev"][0], pair[0]["chunk_id"]);
     }
@@ -108,7 +207,10 @@ fn causal_forward(run: &DryRun) -> BTreeSet<(String, String)> {
     let chunk_note = |id: &str| id.split("#c").next().unwrap().to_string();
     let mut out = BTreeSet::new();
     for e in run.edges() {
-        let (src, dst) = (chunk_note(e["source_id"].as_str().unwrap()), e["target_id"].as_str().unwrap().to_string());
+        let (src, dst) = (
+            chunk_note(e["source_id"].as_str().unwrap()),
+            e["target_id"].as_str().unwrap().to_string(),
+        );
         if e["provenance"] != "explicit" {
             continue;
         }
@@ -148,13 +250,29 @@ fn demo_vault_holds_two_causal_chains_of_four_hops() {
     let types: Vec<(String, String)> = run
         .notes()
         .iter()
-        .map(|n| (n["title"].as_str().unwrap().to_string(), n["type"].as_str().unwrap().to_string()))
+        .map(|n| {
+            (
+                n["title"].as_str().unwrap().to_string(),
+                n["type"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
-    let type_of = |t: &str| types.iter().find(|(n, _)| n == t).map(|(_, ty)| ty.clone()).unwrap();
+    let type_of = |t: &str| {
+        types
+            .iter()
+            .find(|(n, _)| n == t)
+            .map(|(_, ty)| ty.clone())
+            .unwrap()
+    };
     for chain in chains {
         for hop in chain.windows(2) {
             let pair = (run.note_id(hop[0]), run.note_id(hop[1]));
-            assert!(causal.contains(&pair), "missing causal hop {} -> {}", hop[0], hop[1]);
+            assert!(
+                causal.contains(&pair),
+                "missing causal hop {} -> {}",
+                hop[0],
+                hop[1]
+            );
         }
         assert_eq!(type_of(chain[0]), "experience");
         assert_eq!(type_of(chain[chain.len() - 1]), "principle");
@@ -169,28 +287,64 @@ fn demo_vault_covers_statuses_skips_and_unresolved_links() {
     assert_eq!(run.stderr, "", "the demo vault imports without warnings");
     let notes = run.notes();
     assert!(notes.len() >= 40, "{} notes", notes.len());
-    let statuses: BTreeSet<&str> = notes.iter().map(|n| n["status"].as_str().unwrap()).collect();
-    assert_eq!(statuses, BTreeSet::from(["active", "archived", "draft", "stable"]));
+    let statuses: BTreeSet<&str> = notes
+        .iter()
+        .map(|n| n["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        statuses,
+        BTreeSet::from(["active", "archived", "draft", "stable"])
+    );
     let paths: BTreeSet<&str> = notes.iter().map(|n| n["path"].as_str().unwrap()).collect();
-    for hidden in ["_System/Dashboard.md", "Vorlagen/Vorlage Entscheidung.md", "Privat/Tagebuch privat.md", ".trash/Alte Idee.md"] {
+    for hidden in [
+        "_System/Dashboard.md",
+        "Vorlagen/Vorlage Entscheidung.md",
+        "Privat/Tagebuch privat.md",
+        ".trash/Alte Idee.md",
+    ] {
         assert!(!paths.contains(hidden), "{hidden} must not be indexed");
     }
     let summary = run.summary();
-    let skipped: Vec<&str> = summary["skipped"].as_array().unwrap().iter().map(|s| s["path"].as_str().unwrap()).collect();
-    assert_eq!(skipped, vec!["Vorlagen/Vorlage Entscheidung.md", "_System/Dashboard.md"]);
+    let skipped: Vec<&str> = summary["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        skipped,
+        vec!["Vorlagen/Vorlage Entscheidung.md", "_System/Dashboard.md"]
+    );
     assert_eq!(summary["notes"], notes.len());
     assert_eq!(summary["chunks"], run.chunks().len());
     assert_eq!(summary["edges"], run.edges().len());
 
     // The one link that stays unresolved keeps its raw title.
-    let unresolved: Vec<Value> = run.edges().into_iter().filter(|e| e["resolved"] == false).collect();
+    let unresolved: Vec<Value> = run
+        .edges()
+        .into_iter()
+        .filter(|e| e["resolved"] == false)
+        .collect();
     assert!(!unresolved.is_empty());
-    assert!(unresolved.iter().all(|e| e["target_id"] == "Gespräch mit Mentorin 2025"), "{unresolved:#?}");
+    assert!(
+        unresolved
+            .iter()
+            .all(|e| e["target_id"] == "Gespräch mit Mentorin 2025"),
+        "{unresolved:#?}"
+    );
     assert_eq!(summary["unresolved"], unresolved.len());
 
     // Registry values are mirrored into notes and chunks; a hub and an open question exist.
     let types: BTreeSet<&str> = notes.iter().map(|n| n["type"].as_str().unwrap()).collect();
-    for t in ["insight", "open_question", "experience", "decision", "state", "principle", "value"] {
+    for t in [
+        "insight",
+        "open_question",
+        "experience",
+        "decision",
+        "state",
+        "principle",
+        "value",
+    ] {
         assert!(types.contains(t), "{t}");
     }
     let decision = notes.iter().find(|n| n["type"] == "decision").unwrap();
@@ -207,7 +361,11 @@ fn demo_vault_covers_statuses_skips_and_unresolved_links() {
     let refs = run
         .edges()
         .into_iter()
-        .filter(|e| e["note_id"] == rust.as_str() && e["target_id"] == mindnet.as_str() && e["kind"] == "references")
+        .filter(|e| {
+            e["note_id"] == rust.as_str()
+                && e["target_id"] == mindnet.as_str()
+                && e["kind"] == "references"
+        })
         .count();
     assert_eq!(refs, 1);
 }

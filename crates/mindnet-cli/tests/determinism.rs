@@ -44,5 +44,8 @@ fn shuffled_reads_give_identical_output() {
     let dir = tempfile::tempdir().unwrap();
     copy_reversed(&vault, dir.path());
     let c = dry_run(dir.path(), &["--shuffle-seed", "7"]);
-    assert_eq!(a.stdout, c.stdout, "a copy written in another order must give the same output");
+    assert_eq!(
+        a.stdout, c.stdout,
+        "a copy written in another order must give the same output"
+    );
 }

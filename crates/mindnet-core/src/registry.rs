@@ -151,8 +151,14 @@ impl TypeRegistry {
         }
         let check_kind = |keys: &[&str], kind: &str| match vocab.canonicalize(kind) {
             Canonical::Known(k) if !vocab.is_structural(k) => Ok(()),
-            Canonical::Known(_) => Err(bad(keys, format!("`{kind}` is reserved for structure edges"))),
-            Canonical::Alias(c) => Err(bad(keys, format!("`{kind}` is an alias; write the canonical `{c}`"))),
+            Canonical::Known(_) => Err(bad(
+                keys,
+                format!("`{kind}` is reserved for structure edges"),
+            )),
+            Canonical::Alias(c) => Err(bad(
+                keys,
+                format!("`{kind}` is an alias; write the canonical `{c}`"),
+            )),
             Canonical::Unknown => Err(bad(keys, format!("`{kind}` is not in the edge vocabulary"))),
         };
         for (name, t) in &file.types {
@@ -163,7 +169,10 @@ impl TypeRegistry {
                 ));
             }
             if !t.retriever_weight.is_finite() {
-                return Err(bad(&["types", name, "retriever_weight"], "must be a number".into()));
+                return Err(bad(
+                    &["types", name, "retriever_weight"],
+                    "must be a number".into(),
+                ));
             }
             for kind in &t.edge_defaults {
                 check_kind(&["types", name, "edge_defaults"], kind)?;
@@ -173,7 +182,10 @@ impl TypeRegistry {
             if !file.types.contains_key(&rule.note_type) {
                 return Err(bad(
                     &["path_rules", "type"],
-                    format!("unknown type `{}` for prefix `{}`", rule.note_type, rule.prefix),
+                    format!(
+                        "unknown type `{}` for prefix `{}`",
+                        rule.note_type, rule.prefix
+                    ),
                 ));
             }
         }
@@ -183,7 +195,11 @@ impl TypeRegistry {
                     return Err(bad(&["matrix", field], format!("unknown type `{ty}`")));
                 }
             }
-            let kinds = rule.kind.iter().chain(&rule.typical).chain(&rule.prohibited);
+            let kinds = rule
+                .kind
+                .iter()
+                .chain(&rule.typical)
+                .chain(&rule.prohibited);
             for kind in kinds {
                 check_kind(&["matrix", "kind"], kind)?;
             }
@@ -271,15 +287,22 @@ mod tests {
         for t in SEED_TYPES {
             assert!(reg.is_known(t), "{t}");
         }
-        for (t, w) in [("decision", 1.0), ("project", 0.97), ("concept", 0.60), ("glossary", 0.4)] {
+        for (t, w) in [
+            ("decision", 1.0),
+            ("project", 0.97),
+            ("concept", 0.60),
+            ("glossary", 0.4),
+        ] {
             assert_eq!(reg.config(t).retriever_weight, w, "{t}");
         }
         assert_eq!(
-            reg.matrix_rule("experience", "value").and_then(|r| r.kind.as_deref()),
+            reg.matrix_rule("experience", "value")
+                .and_then(|r| r.kind.as_deref()),
             Some("based_on")
         );
         assert_eq!(
-            reg.matrix_rule("principle", "source").and_then(|r| r.kind.as_deref()),
+            reg.matrix_rule("principle", "source")
+                .and_then(|r| r.kind.as_deref()),
             Some("derived_from")
         );
         assert_eq!(reg.resolve_type(Some("Decision"), "x.md").0, "decision");
@@ -300,7 +323,10 @@ mod tests {
             other => panic!("unexpected {other}"),
         }
         assert!(err.to_string().starts_with("types.yaml:10: "), "{err}");
-        let aliased = text.replace("retriever_weight: 0.6\n", "retriever_weight: 0.6\n    edge_defaults: [wegen]\n");
+        let aliased = text.replace(
+            "retriever_weight: 0.6\n",
+            "retriever_weight: 0.6\n    edge_defaults: [wegen]\n",
+        );
         let err = TypeRegistry::from_yaml(Path::new("types.yaml"), &aliased, &vocab).unwrap_err();
         assert!(err.to_string().contains("canonical `caused_by`"), "{err}");
     }

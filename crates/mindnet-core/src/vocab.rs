@@ -253,8 +253,11 @@ mod tests {
             }
             other => panic!("unexpected {other}"),
         }
-        let err = EdgeVocabulary::from_yaml(Path::new("v.yaml"), "version: 1\nkinds:\n  related_to:\n    colour: red\n")
-            .unwrap_err();
+        let err = EdgeVocabulary::from_yaml(
+            Path::new("v.yaml"),
+            "version: 1\nkinds:\n  related_to:\n    colour: red\n",
+        )
+        .unwrap_err();
         assert!(err.to_string().starts_with("v.yaml:4:"), "{err}");
         assert!(err.to_string().contains("colour"), "{err}");
     }

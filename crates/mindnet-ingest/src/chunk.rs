@@ -34,14 +34,20 @@ struct Unit {
     section: usize,
 }
 
-pub fn chunk_note(source: &str, parsed: &ParsedNote, title: &str, profile: &ChunkProfile) -> Vec<ChunkDraft> {
+pub fn chunk_note(
+    source: &str,
+    parsed: &ParsedNote,
+    title: &str,
+    profile: &ChunkProfile,
+) -> Vec<ChunkDraft> {
     let (units, sections) = units(source, parsed, profile.max);
     let groups = pack(&units, profile);
     let render = Renderer { source, parsed };
     let mut out: Vec<ChunkDraft> = Vec::with_capacity(groups.len());
     let mut prev_plain = String::new();
     for group in groups {
-        let range = group.first().map_or(0, |u| u.range.start)..group.last().map_or(0, |u| u.range.end);
+        let range =
+            group.first().map_or(0, |u| u.range.start)..group.last().map_or(0, |u| u.range.end);
         let text = render.text(range.clone(), false);
         if text.is_empty() {
             continue;
@@ -93,7 +99,10 @@ fn tail_chars(s: &str, max_chars: usize) -> &str {
     if total <= max_chars {
         return s;
     }
-    let start = s.char_indices().nth(total - max_chars).map_or(0, |(i, _)| i);
+    let start = s
+        .char_indices()
+        .nth(total - max_chars)
+        .map_or(0, |(i, _)| i);
     let tail = &s[start..];
     match tail.find(char::is_whitespace) {
         Some(ws) => &tail[ws..],
@@ -113,7 +122,13 @@ fn units(source: &str, parsed: &ParsedNote, max: usize) -> (Vec<Unit>, Vec<Strin
                 stack.pop();
             }
             stack.push((h.level, h.text.as_str()));
-            sections.push(stack.iter().map(|(_, t)| *t).collect::<Vec<_>>().join(" > "));
+            sections.push(
+                stack
+                    .iter()
+                    .map(|(_, t)| *t)
+                    .collect::<Vec<_>>()
+                    .join(" > "),
+            );
             out.push(Unit {
                 tokens: estimate_tokens(&source[block.range.clone()]),
                 range: block.range.clone(),
@@ -188,8 +203,7 @@ fn sentences(source: &str, range: Range<usize>) -> Vec<Range<usize>> {
     let s = &source[range.clone()];
     let mut out = Vec::new();
     let mut start = 0;
-    let mut chars = s.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
+    for (i, c) in s.char_indices() {
         let cut = if c == '\n' {
             Some(i + 1)
         } else if matches!(c, '.' | '!' | '?' | '…') {
@@ -197,8 +211,11 @@ fn sentences(source: &str, range: Range<usize>) -> Vec<Range<usize>> {
             let trimmed = after.trim_start_matches([' ', '\t']);
             let spaced = trimmed.len() < after.len();
             let next = trimmed.chars().next();
-            (spaced && next.is_some_and(|n| n.is_uppercase() || n.is_ascii_digit() || "\"„»(*".contains(n)))
-                .then(|| i + c.len_utf8() + (after.len() - trimmed.len()))
+            (spaced
+                && next.is_some_and(|n| {
+                    n.is_uppercase() || n.is_ascii_digit() || "\"„»(*".contains(n)
+                }))
+            .then(|| i + c.len_utf8() + (after.len() - trimmed.len()))
         } else {
             None
         };
@@ -258,8 +275,14 @@ impl Renderer<'_> {
             cuts.push((c.clone(), ""));
         }
         if plain {
-            let first = self.parsed.links.partition_point(|l| l.range.end <= range.start);
-            for l in self.parsed.links[first..].iter().take_while(|l| l.range.start < range.end) {
+            let first = self
+                .parsed
+                .links
+                .partition_point(|l| l.range.end <= range.start);
+            for l in self.parsed.links[first..]
+                .iter()
+                .take_while(|l| l.range.start < range.end)
+            {
                 cuts.push((l.range.clone(), l.display()));
             }
         }
@@ -300,31 +323,61 @@ mod tests {
     fn headings_start_chunks_and_carry_their_path() {
         let text = "# Titel\nEinleitung.\n\n## A\nText A.\n\n### A1\nText A1 mit [[Ziel|Anzeige]].\n\n## B\nText B.\n";
         let p = parse(text);
-        let chunks = chunk_note(text, &p, "Titel", &profile(ChunkStrategy::ByHeading, 100, 200, 10));
+        let chunks = chunk_note(
+            text,
+            &p,
+            "Titel",
+            &profile(ChunkStrategy::ByHeading, 100, 200, 10),
+        );
         let sections: Vec<_> = chunks.iter().map(|c| c.section.as_str()).collect();
-        assert_eq!(sections, vec!["Titel", "Titel > A", "Titel > A > A1", "Titel > B"]);
+        assert_eq!(
+            sections,
+            vec!["Titel", "Titel > A", "Titel > A > A1", "Titel > B"]
+        );
         assert!(chunks[2].text.contains("[[Ziel|Anzeige]]"));
         assert!(chunks[2].window.starts_with("Titel > A > A1\n\n"));
-        assert!(chunks[2].window.ends_with("Text A1 mit Anzeige."), "{}", chunks[2].window);
+        assert!(
+            chunks[2].window.ends_with("Text A1 mit Anzeige."),
+            "{}",
+            chunks[2].window
+        );
         // Overlap: the window repeats the end of the previous chunk.
-        assert!(chunks[1].window.contains("Einleitung."), "{}", chunks[1].window);
+        assert!(
+            chunks[1].window.contains("Einleitung."),
+            "{}",
+            chunks[1].window
+        );
     }
 
     #[test]
     fn sliding_packs_small_sections_and_big_blocks_are_split() {
         let text = "## A\nEins.\n\n## B\nZwei.\n";
         let p = parse(text);
-        let chunks = chunk_note(text, &p, "T", &profile(ChunkStrategy::Sliding, 100, 200, 10));
+        let chunks = chunk_note(
+            text,
+            &p,
+            "T",
+            &profile(ChunkStrategy::Sliding, 100, 200, 10),
+        );
         assert_eq!(chunks.len(), 1);
 
         let sentence = "Das ist ein Satz mit z. B. einer Abkürzung und etwas Länge. ";
         let long = sentence.repeat(40);
         let p = parse(&long);
-        let chunks = chunk_note(&long, &p, "T", &profile(ChunkStrategy::ByHeading, 60, 80, 10));
+        let chunks = chunk_note(
+            &long,
+            &p,
+            "T",
+            &profile(ChunkStrategy::ByHeading, 60, 80, 10),
+        );
         assert!(chunks.len() > 5);
         for c in &chunks {
             assert!(estimate_tokens(&c.text) <= 80, "{}", c.text);
-            assert!(c.text.ends_with("Länge."), "split inside a sentence: {}", c.text);
+            assert!(
+                c.text.ends_with("Länge."),
+                "split inside a sentence: {}",
+                c.text
+            );
         }
     }
 
@@ -332,7 +385,12 @@ mod tests {
     fn giant_words_are_cut_hard() {
         let text = "x".repeat(5000);
         let p = parse(&text);
-        let chunks = chunk_note(&text, &p, "T", &profile(ChunkStrategy::ByHeading, 50, 100, 0));
+        let chunks = chunk_note(
+            &text,
+            &p,
+            "T",
+            &profile(ChunkStrategy::ByHeading, 50, 100, 0),
+        );
         assert_eq!(chunks.iter().map(|c| c.text.len()).sum::<usize>(), 5000);
         assert!(chunks.iter().all(|c| estimate_tokens(&c.text) <= 100));
     }
@@ -341,7 +399,12 @@ mod tests {
     fn comments_are_not_chunk_text() {
         let text = "Sichtbar %%geheim%% weiter.\n\n%%\nganz geheim\n%%\n";
         let p = parse(text);
-        let chunks = chunk_note(text, &p, "T", &profile(ChunkStrategy::ByHeading, 100, 200, 10));
+        let chunks = chunk_note(
+            text,
+            &p,
+            "T",
+            &profile(ChunkStrategy::ByHeading, 100, 200, 10),
+        );
         assert_eq!(chunks.len(), 1);
         assert_eq!(chunks[0].text, "Sichtbar  weiter.");
     }

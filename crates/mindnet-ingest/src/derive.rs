@@ -104,7 +104,10 @@ impl Deriver<'_> {
                         warn(
                             &mut out,
                             link.line,
-                            format!("link `{}` points outside the vault; kept unresolved", p.target),
+                            format!(
+                                "link `{}` points outside the vault; kept unresolved",
+                                p.target
+                            ),
                         );
                         (p.target.clone(), false, None)
                     }
@@ -112,12 +115,21 @@ impl Deriver<'_> {
             };
             let self_link = target_id == note.note_id;
             if self_link && p.section.is_none() {
-                warn(&mut out, link.line, "link to the note itself without a section; no edge".into());
+                warn(
+                    &mut out,
+                    link.line,
+                    "link to the note itself without a section; no edge".into(),
+                );
                 continue;
             }
 
             let (raw_kind, source, rule_id, confidence) = if let Some(rel) = &p.relation {
-                (Some(rel.as_str()), Source::Inline, "inline:rel", CONF_INLINE)
+                (
+                    Some(rel.as_str()),
+                    Source::Inline,
+                    "inline:rel",
+                    CONF_INLINE,
+                )
             } else if link.in_callout {
                 if link.callout_kind.is_none() {
                     warn(
@@ -156,7 +168,13 @@ impl Deriver<'_> {
                     source,
                 });
             };
-            push(&kind, Provenance::Explicit, source, rule_id.to_string(), confidence);
+            push(
+                &kind,
+                Provenance::Explicit,
+                source,
+                rule_id.to_string(),
+                confidence,
+            );
             if self_link {
                 continue;
             }
@@ -213,7 +231,13 @@ impl Deriver<'_> {
 
     /// Canonical kind for an author-written one; unknown kinds and the
     /// structure kinds (provenance firewall, IMP-7) become `related_to`.
-    fn content_kind(&self, raw: &str, path: &str, line: usize, warnings: &mut Vec<Warning>) -> String {
+    fn content_kind(
+        &self,
+        raw: &str,
+        path: &str,
+        line: usize,
+        warnings: &mut Vec<Warning>,
+    ) -> String {
         match self.vocab.canonicalize(raw) {
             Canonical::Known(k) | Canonical::Alias(k) if self.vocab.is_structural(k) => {
                 warnings.push(Warning::new(
@@ -280,7 +304,10 @@ fn dedup(candidates: Vec<Candidate>) -> Vec<Edge> {
             Some(&i) => {
                 let cur = &slots[i];
                 let stronger = (c.edge.provenance.strength(), std::cmp::Reverse(c.source))
-                    > (cur.edge.provenance.strength(), std::cmp::Reverse(cur.source));
+                    > (
+                        cur.edge.provenance.strength(),
+                        std::cmp::Reverse(cur.source),
+                    );
                 if stronger {
                     slots[i] = c;
                 }

@@ -45,7 +45,9 @@ impl Frontmatter {
                 l.strip_prefix(key)
                     .is_some_and(|rest| rest.trim_start().starts_with(':'))
             })
-            .map_or(self.first_line.saturating_sub(1).max(1), |i| self.first_line + i)
+            .map_or(self.first_line.saturating_sub(1).max(1), |i| {
+                self.first_line + i
+            })
     }
 }
 
@@ -77,8 +79,9 @@ pub fn split(text: &str) -> Split<'_> {
     let Some((yaml_end, body_start)) = close else {
         out.issues.push(FrontmatterIssue {
             line: 1,
-            message: "frontmatter starts with `---` but is never closed; read the whole file as body"
-                .into(),
+            message:
+                "frontmatter starts with `---` but is never closed; read the whole file as body"
+                    .into(),
         });
         return out;
     };
@@ -98,7 +101,10 @@ pub fn split(text: &str) -> Split<'_> {
             let line = e.location().map_or(1, |l| l.line()) + 1;
             out.issues.push(FrontmatterIssue {
                 line,
-                message: format!("broken YAML frontmatter, defaults used: {}", first_line(&e.to_string())),
+                message: format!(
+                    "broken YAML frontmatter, defaults used: {}",
+                    first_line(&e.to_string())
+                ),
             });
         }
     }
@@ -129,7 +135,10 @@ fn fill(fm: &mut Frontmatter, map: &serde_yaml_ng::Mapping, issues: &mut Vec<Fro
                 .collect::<Vec<_>>()
         })
         .collect();
-    fm.aliases = get("aliases").or_else(|| get("alias")).map(list).unwrap_or_default();
+    fm.aliases = get("aliases")
+        .or_else(|| get("alias"))
+        .map(list)
+        .unwrap_or_default();
     for key in ["id", "title", "type", "status"] {
         if let Some(v) = get(key)
             && scalar(v).is_none()

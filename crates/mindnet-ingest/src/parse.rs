@@ -111,7 +111,11 @@ pub fn parse(text: &str) -> ParsedNote {
     w.links.retain(|l| !in_comment(l.range.start));
     w.tags.retain(|(o, _)| !in_comment(*o));
     // A block wholly inside a comment is not content; headings in it are not headings.
-    let hidden = |r: &Range<usize>| comments.iter().any(|c| c.start <= r.start && r.end <= c.end);
+    let hidden = |r: &Range<usize>| {
+        comments
+            .iter()
+            .any(|c| c.start <= r.start && r.end <= c.end)
+    };
     let mut kept_headings = Vec::new();
     let mut heading_map = vec![None; w.headings.len()];
     for (i, h) in w.headings.into_iter().enumerate() {
@@ -256,7 +260,9 @@ impl Walker {
                     }
                     TagEnd::CodeBlock => self.in_code_block = false,
                     TagEnd::BlockQuote(_) => self.quote_depth = self.quote_depth.saturating_sub(1),
-                    TagEnd::Link | TagEnd::Image => self.link_depth = self.link_depth.saturating_sub(1),
+                    TagEnd::Link | TagEnd::Image => {
+                        self.link_depth = self.link_depth.saturating_sub(1)
+                    }
                     _ => {}
                 }
                 self.depth = self.depth.saturating_sub(1);
@@ -436,7 +442,8 @@ fn strip_quote(line: &str) -> &str {
 
 fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     let head = s.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
 }
 
 /// `KIND:` (or, on the callout's title line, `KIND` alone) at the start of a line.
@@ -475,7 +482,8 @@ mod tests {
 
     #[test]
     fn code_and_comments_hold_no_links() {
-        let p = parse("a [[A]] `[[B]]`\n\n```\n[[C]]\n```\n\n%% [[D]] %% [[E]]\n\n%%\n# Hidden\n%%\n");
+        let p =
+            parse("a [[A]] `[[B]]`\n\n```\n[[C]]\n```\n\n%% [[D]] %% [[E]]\n\n%%\n# Hidden\n%%\n");
         let t: Vec<_> = p.links.iter().map(|l| l.parts.target.as_str()).collect();
         assert_eq!(t, vec!["A", "E"]);
         assert!(p.headings.is_empty());
@@ -516,7 +524,11 @@ mod tests {
     #[test]
     fn stray_and_empty_brackets_are_reported() {
         let p = parse("ok [[A]]\nbroken [[B\nempty [[]]\n");
-        let lines: Vec<_> = p.issues.iter().map(|i| (i.line, i.message.contains("empty"))).collect();
+        let lines: Vec<_> = p
+            .issues
+            .iter()
+            .map(|i| (i.line, i.message.contains("empty")))
+            .collect();
         assert_eq!(lines, vec![(2, false), (3, true)]);
     }
 }

@@ -2,13 +2,13 @@
 //! everything that was skipped or repaired on the way. Building it touches
 //! no store; `mindnet import --dry-run` prints it.
 
+use crate::IngestError;
 use crate::chunk::{ChunkDraft, chunk_note};
 use crate::derive::{ChunkSpan, Deriver, NoteContext};
 use crate::parse::{ParsedNote, parse};
 use crate::resolve::{NoteEntry, Resolver};
 use crate::scan::{SourceFile, scan_vault};
 use crate::source::{DEFAULT_MAX_NOTE_BYTES, SourceText, content_hash, read_source};
-use crate::IngestError;
 use mindnet_core::ids::{chunk_id, note_id_for_path};
 use mindnet_core::{Chunk, EdgeVocabulary, Note, NoteBundle, Status, TypeRegistry, Warning};
 use rayon::prelude::*;
@@ -103,7 +103,11 @@ struct Prepared {
     note: Note,
 }
 
-pub fn plan_vault(root: &Path, config: &Config, opts: &ImportOptions) -> Result<ImportPlan, IngestError> {
+pub fn plan_vault(
+    root: &Path,
+    config: &Config,
+    opts: &ImportOptions,
+) -> Result<ImportPlan, IngestError> {
     let mut plan = ImportPlan::default();
     let t = Instant::now();
     let scan = scan_vault(root)?;
@@ -161,7 +165,12 @@ pub fn plan_sources(
     let mut seen_ids = HashSet::new();
     for (source, parsed) in parsed {
         let mut warnings = source.warnings.clone();
-        warnings.extend(parsed.issues.iter().map(|i| Warning::new(&source.file.rel_path, i.line, &i.message)));
+        warnings.extend(
+            parsed
+                .issues
+                .iter()
+                .map(|i| Warning::new(&source.file.rel_path, i.line, &i.message)),
+        );
         let note = build_note(&source, &parsed, config, opts, &mut warnings, &mut seen_ids);
         plan.warnings.extend(warnings);
         if !note.status.is_indexed() {
@@ -171,7 +180,11 @@ pub fn plan_sources(
             });
             continue;
         }
-        prepared.push(Prepared { source, parsed, note });
+        prepared.push(Prepared {
+            source,
+            parsed,
+            note,
+        });
     }
 
     let resolver = Resolver::new(
@@ -262,7 +275,9 @@ fn build_note(
         Some(id) if seen_ids.contains(id) => {
             warn(
                 fm.line_of("id"),
-                format!("id `{id}` is already used by another note; this note keeps its path-based id"),
+                format!(
+                    "id `{id}` is already used by another note; this note keeps its path-based id"
+                ),
             );
             path_id
         }
@@ -302,7 +317,10 @@ fn build_note(
             let known: Vec<_> = Status::ALL.iter().map(|s| s.as_str()).collect();
             warn(
                 fm.line_of("status"),
-                format!("unknown status `{s}` (known: {}); treated as draft", known.join(", ")),
+                format!(
+                    "unknown status `{s}` (known: {}); treated as draft",
+                    known.join(", ")
+                ),
             );
             Status::Draft
         }),
@@ -333,7 +351,9 @@ fn build_note(
 }
 
 fn chunks_of(note: &Note, drafts: &[ChunkDraft]) -> Vec<Chunk> {
-    let ids: Vec<String> = (1..=drafts.len()).map(|ord| chunk_id(&note.note_id, ord)).collect();
+    let ids: Vec<String> = (1..=drafts.len())
+        .map(|ord| chunk_id(&note.note_id, ord))
+        .collect();
     drafts
         .iter()
         .enumerate()
@@ -347,7 +367,11 @@ fn chunks_of(note: &Note, drafts: &[ChunkDraft]) -> Vec<Chunk> {
             section: d.section.clone(),
             retriever_weight: note.retriever_weight,
             chunk_profile: note.chunk_profile.clone(),
-            neighbors_prev: i.checked_sub(1).map(|p| ids[p].clone()).into_iter().collect(),
+            neighbors_prev: i
+                .checked_sub(1)
+                .map(|p| ids[p].clone())
+                .into_iter()
+                .collect(),
             neighbors_next: ids.get(i + 1).cloned().into_iter().collect(),
             status: note.status,
         })

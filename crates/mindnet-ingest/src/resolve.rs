@@ -34,7 +34,12 @@ pub struct Resolver {
 
 /// NFC, lower case, `/` separators, no `.md`: the form every lookup key takes.
 pub fn link_key(s: &str) -> String {
-    let s: String = s.trim().replace('\\', "/").nfc().collect::<String>().to_lowercase();
+    let s: String = s
+        .trim()
+        .replace('\\', "/")
+        .nfc()
+        .collect::<String>()
+        .to_lowercase();
     let s = s.trim_start_matches("./");
     s.strip_suffix(".md").unwrap_or(s).to_string()
 }
@@ -142,10 +147,16 @@ mod tests {
         assert_eq!(r.resolve("Note", "b/x.md"), Resolution::Note(1));
         assert_eq!(r.resolve("b/Note", "a/x.md"), Resolution::Note(1));
         assert_eq!(r.resolve("b/Note.md", "a/x.md"), Resolution::Note(1));
-        assert_eq!(r.resolve("qdrant vektordatenbank", "x.md"), Resolution::Note(2));
+        assert_eq!(
+            r.resolve("qdrant vektordatenbank", "x.md"),
+            Resolution::Note(2)
+        );
         assert_eq!(r.resolve("qdb", "x.md"), Resolution::Note(2));
         assert_eq!(r.resolve("U\u{308}ber mich", "x.md"), Resolution::Note(3));
         assert_eq!(r.resolve("Nirgendwo", "x.md"), Resolution::Unresolved);
-        assert_eq!(r.resolve("../../etc/passwd", "x.md"), Resolution::OutsideVault);
+        assert_eq!(
+            r.resolve("../../etc/passwd", "x.md"),
+            Resolution::OutsideVault
+        );
     }
 }

@@ -68,7 +68,11 @@ pub fn decode(file: &SourceFile, bytes: Vec<u8>) -> Result<SourceText, Warning> 
         text
     };
     if text.trim().is_empty() {
-        warnings.push(Warning::new(file.rel_path.clone(), 1, "empty note; indexed without chunks"));
+        warnings.push(Warning::new(
+            file.rel_path.clone(),
+            1,
+            "empty note; indexed without chunks",
+        ));
     }
     Ok(SourceText {
         file: file.clone(),

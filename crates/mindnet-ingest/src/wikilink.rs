@@ -20,10 +20,16 @@ pub struct LinkParts {
 /// pipe from a surrounding table), so `[[A\|B]]` is target `A`, label `B`.
 pub fn split(inner: &str) -> Option<LinkParts> {
     let (dest, label) = match inner.find('|') {
-        Some(i) => (inner[..i].strip_suffix('\\').unwrap_or(&inner[..i]), Some(&inner[i + 1..])),
+        Some(i) => (
+            inner[..i].strip_suffix('\\').unwrap_or(&inner[..i]),
+            Some(&inner[i + 1..]),
+        ),
         None => (inner, None),
     };
-    let label = label.map(str::trim).filter(|l| !l.is_empty()).map(str::to_string);
+    let label = label
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string);
     let mut dest = dest.trim();
     let mut relation = None;
     if let Some(rest) = dest.strip_prefix("rel:") {
@@ -64,15 +70,26 @@ mod tests {
     #[test]
     fn splits_every_variant() {
         assert_eq!(split("Note"), parts("Note", None, None, None));
-        assert_eq!(split("Note|alias"), parts("Note", None, Some("alias"), None));
+        assert_eq!(
+            split("Note|alias"),
+            parts("Note", None, Some("alias"), None)
+        );
         assert_eq!(split("Note#Ziel"), parts("Note", Some("Ziel"), None, None));
-        assert_eq!(split("Note#^abc123"), parts("Note", Some("^abc123"), None, None));
+        assert_eq!(
+            split("Note#^abc123"),
+            parts("Note", Some("^abc123"), None, None)
+        );
         assert_eq!(split("#Ziel"), parts("", Some("Ziel"), None, None));
         assert_eq!(split("A\\|B"), parts("A", None, Some("B"), None));
         assert_eq!(split("link|"), parts("link", None, None, None));
         assert_eq!(
             split("rel:depends_on Qdrant Vektordatenbank#Setup|Qdrant"),
-            parts("Qdrant Vektordatenbank", Some("Setup"), Some("Qdrant"), Some("depends_on"))
+            parts(
+                "Qdrant Vektordatenbank",
+                Some("Setup"),
+                Some("Qdrant"),
+                Some("depends_on")
+            )
         );
         assert_eq!(split(""), None);
         assert_eq!(split("|x"), None);

@@ -39,7 +39,9 @@ fn spec_examples(path: &Path) -> Vec<String> {
     let mut current: Option<Vec<&str>> = None;
     for line in text.lines() {
         match &mut current {
-            None if line.starts_with("````````````````") && line.contains("example") => current = Some(Vec::new()),
+            None if line.starts_with("````````````````") && line.contains("example") => {
+                current = Some(Vec::new())
+            }
             Some(lines) if line == "." => {
                 out.push(lines.join("\n").replace('→', "\t") + "\n");
                 current = None;
@@ -54,9 +56,20 @@ fn spec_examples(path: &Path) -> Vec<String> {
 
 fn check_examples(path: &Path, expected: &[&[&str]]) {
     let examples = spec_examples(path);
-    assert_eq!(examples.len(), expected.len(), "example count in {}", path.display());
+    assert_eq!(
+        examples.len(),
+        expected.len(),
+        "example count in {}",
+        path.display()
+    );
     for (i, (input, want)) in examples.iter().zip(expected).enumerate() {
-        assert_eq!(links_of(input), *want, "example {} of {}:\n{input}", i + 1, path.display());
+        assert_eq!(
+            links_of(input),
+            *want,
+            "example {} of {}:\n{input}",
+            i + 1,
+            path.display()
+        );
     }
 }
 
@@ -139,8 +152,14 @@ fn obsidian_export_inputs() {
         ("infinite-recursion/Note A.md", &["!Note B"]),
         ("infinite-recursion/Note B.md", &["!Note C"]),
         ("infinite-recursion/Note C.md", &["!Note A"]),
-        ("main-samples/embeds-note-in-subdir.md", &["!note-in-subdir"]),
-        ("main-samples/embeds-partial-note.md", &["!note-with-headings#heading"]),
+        (
+            "main-samples/embeds-note-in-subdir.md",
+            &["!note-in-subdir"],
+        ),
+        (
+            "main-samples/embeds-partial-note.md",
+            &["!note-with-headings#heading"],
+        ),
         (
             // `![[Not a valid embed.]` and `![[Partial embed` are not embeds; code holds none.
             "main-samples/embeds.md",
@@ -183,24 +202,41 @@ fn obsidian_export_inputs() {
                 "_underscored-note",
             ],
         ),
-        ("main-samples/section-ref-a.md", &["#This is a header", "#^dda637"]),
+        (
+            "main-samples/section-ref-a.md",
+            &["#This is a header", "#^dda637"],
+        ),
         (
             "main-samples/section-ref-b.md",
             &["section-ref-a#This is a header", "section-ref-a#^dda637"],
         ),
-        ("main-samples/subdir/note-in-subdir.md", &["pure-markdown-examples"]),
+        (
+            "main-samples/subdir/note-in-subdir.md",
+            &["pure-markdown-examples"],
+        ),
         (
             "main-samples/wikilinks-with-formatting-symbols.md",
             &["foo|Example **bold**, *italic*, or ~~strikethrough~~ text"],
         ),
-        ("non-ascii/Embed.md", &["Nöte with 'quotes'", "!Nöte with 'quotes'"]),
+        (
+            "non-ascii/Embed.md",
+            &["Nöte with 'quotes'", "!Nöte with 'quotes'"],
+        ),
         ("non-ascii/Link.md", &["Nöte with 'quotes'"]),
         ("postprocessors/Note.md", &["!_embed"]),
         (
             "same-filename-different-directories/Note.md",
-            &["dir1/Note|note from dir1", "!dir1/Note", "dir2/Note|note from dir2", "!dir2/Note"],
+            &[
+                "dir1/Note|note from dir1",
+                "!dir1/Note",
+                "dir2/Note|note from dir2",
+                "!dir2/Note",
+            ],
         ),
-        ("single-file/note.md", &["other-note", "other-note|another note"]),
+        (
+            "single-file/note.md",
+            &["other-note", "other-note|another note"],
+        ),
         ("start-at/subdir/Note B.md", &["Note A", "Note C"]),
         // Files without any wikilink.
         ("main-samples/pure-markdown-examples.md", &[]),
