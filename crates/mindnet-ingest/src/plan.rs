@@ -286,13 +286,9 @@ fn build_note(
     };
     seen_ids.insert(note_id.clone());
 
-    let stem = path
-        .rsplit('/')
-        .next()
-        .unwrap_or(&path)
-        .trim_end_matches(".md")
-        .trim_end_matches(".MD")
-        .to_string();
+    let stem = Path::new(&path)
+        .file_stem()
+        .map_or_else(|| path.clone(), |s| s.to_string_lossy().into_owned());
     let title = fm
         .title
         .clone()
