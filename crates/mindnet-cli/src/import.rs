@@ -1,7 +1,7 @@
 //! `mindnet import`: the vault as notes, chunks and edges.
 
 use crate::config::ConfigArgs;
-use anyhow::{Result, bail};
+use anyhow::Result;
 use mindnet_ingest::{ImportOptions, ImportPlan, plan_vault};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -17,6 +17,18 @@ pub struct ImportArgs {
     /// Build everything but write nothing; print what would be stored.
     #[arg(long)]
     pub dry_run: bool,
+    /// Embedding model: e5-small (default), use-m3, ollama:<model>, openai:<model>.
+    /// Default: $MINDNET_EMBEDDING_MODEL, else the model the index was built with.
+    #[arg(long, value_name = "NAME")]
+    pub embedder: Option<String>,
+    /// Remove notes from the index whose file is gone.
+    #[arg(long)]
+    pub sync_deletes: bool,
+    /// Rewrite every note, changed or not.
+    #[arg(long)]
+    pub purge_before_upsert: bool,
+    #[command(flatten)]
+    pub data: crate::store_cmd::DataArgs,
     /// Print JSON Lines: one record per note, chunk and edge, then a summary.
     #[arg(long)]
     pub json: bool,
@@ -34,18 +46,28 @@ pub struct ImportArgs {
 }
 
 pub fn run(args: ImportArgs) -> Result<ExitCode> {
-    if !args.dry_run {
-        bail!(
-            "writing to the index is not available in this build yet; run `mindnet import {} --dry-run` to see what would be stored",
-            args.vault.display()
-        );
-    }
-    let config = args.config.load(&args.vault)?;
     let opts = ImportOptions {
         lang: args.lang.clone(),
         max_note_bytes: args.max_note_size.saturating_mul(1024 * 1024),
         shuffle_seed: args.shuffle_seed,
+        known_notes: Vec::new(),
     };
+    if !args.dry_run {
+        return crate::store_cmd::index(crate::store_cmd::IndexArgs {
+            vault: &args.vault,
+            data: args.data.dir(&args.vault),
+            embedder: args.embedder.as_deref(),
+            config: &args.config,
+            import: opts,
+            sync: mindnet_index::SyncOptions {
+                sync_deletes: args.sync_deletes,
+                purge_before_upsert: args.purge_before_upsert,
+                ..Default::default()
+            },
+            json: args.json,
+        });
+    }
+    let config = args.config.load(&args.vault)?;
     let started = Instant::now();
     let plan = plan_vault(&args.vault, &config, &opts)?;
     let seconds = started.elapsed().as_secs_f64();

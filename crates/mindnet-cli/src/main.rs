@@ -3,6 +3,7 @@
 mod bench;
 mod config;
 mod import;
+mod store_cmd;
 mod vaultgen;
 
 use clap::{Parser, Subcommand};
@@ -24,8 +25,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse, chunk and derive edges for a vault.
+    /// Index a vault: parse, chunk, derive edges, embed, store (or --dry-run).
     Import(import::ImportArgs),
+    /// Counts, model and last import of an index.
+    Status(store_cmd::StatusArgs),
+    /// Integrity check of an index: dangling edges, orphans, broken chains, indexes.
+    Check(store_cmd::StatusArgs),
+    /// Fetch or list the local embedding models.
+    #[command(subcommand)]
+    Models(store_cmd::ModelsCommand),
     /// Measure performance on generated vaults.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -36,6 +44,9 @@ fn main() -> ExitCode {
     init_logging(cli.verbose);
     let result = match cli.command {
         Command::Import(args) => import::run(args),
+        Command::Status(args) => store_cmd::status(args),
+        Command::Check(args) => store_cmd::check(args),
+        Command::Models(cmd) => store_cmd::models(cmd),
         Command::Bench(cmd) => bench::run(cmd),
     };
     match result {

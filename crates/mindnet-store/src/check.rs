@@ -1,0 +1,142 @@
+//! The integrity check (IMP-14, the seeds' `edges_full_check`): what a
+//! healthy index never contains, and the payload indexes that exist.
+
+use crate::embedded::{CHUNKS, EDGES, EmbeddedStore, INDEXES, NOTES};
+use crate::StoreError;
+use mindnet_core::ids::{chunk_id, edge_key, point_id};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// `dangling_edge`, `orphan_edge`, `orphan_chunk`, `missing_belongs_to`,
+    /// `broken_chain`, `duplicate_id`, `missing_index`.
+    pub kind: &'static str,
+    pub id: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    pub notes: usize,
+    pub chunks: usize,
+    pub edges: usize,
+    pub unresolved: usize,
+    pub indexes: Vec<(&'static str, Vec<String>)>,
+    pub problems: Vec<Problem>,
+}
+
+impl CheckReport {
+    pub fn is_ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+fn s<'a>(m: &'a Map<String, Value>, k: &str) -> &'a str {
+    m.get(k).and_then(Value::as_str).unwrap_or_default()
+}
+
+impl EmbeddedStore {
+    pub fn check(&self) -> Result<CheckReport, StoreError> {
+        let notes = self.payloads(NOTES)?;
+        let chunks = self.payloads(CHUNKS)?;
+        let edges = self.payloads(EDGES)?;
+        let mut problems = Vec::new();
+        let mut problem = |kind, id: &str, message: String| {
+            problems.push(Problem {
+                kind,
+                id: id.to_string(),
+                message,
+            })
+        };
+
+        let note_ids: HashSet<&str> = notes.iter().map(|n| s(n, "note_id")).collect();
+        let chunk_ids: HashSet<&str> = chunks.iter().map(|c| s(c, "chunk_id")).collect();
+        for (what, list, key) in [("note", &notes, "note_id"), ("chunk", &chunks, "chunk_id"), ("edge", &edges, "edge_id")] {
+            let mut seen = HashSet::new();
+            for m in list {
+                if !seen.insert(s(m, key)) {
+                    problem("duplicate_id", s(m, key), format!("{what} id stored twice"));
+                }
+            }
+        }
+
+        let mut by_note: HashMap<&str, Vec<(usize, &str)>> = HashMap::new();
+        for c in &chunks {
+            let (id, owner) = (s(c, "chunk_id"), s(c, "note_id"));
+            if !note_ids.contains(owner) {
+                problem("orphan_chunk", id, format!("its note {owner} is gone"));
+            }
+            let ord = c.get("ord").and_then(Value::as_u64).unwrap_or(0) as usize;
+            if chunk_id(owner, ord) != id {
+                problem("duplicate_id", id, format!("chunk id does not match note {owner} and ord {ord}"));
+            }
+            by_note.entry(owner).or_default().push((ord, id));
+        }
+
+        let mut structure: HashSet<(String, &str)> = HashSet::new();
+        let mut unresolved = 0;
+        for e in &edges {
+            let (id, src, dst, kind, owner) = (s(e, "edge_id"), s(e, "source_id"), s(e, "target_id"), s(e, "kind"), s(e, "note_id"));
+            let section = e.get("target_section").and_then(Value::as_str);
+            if point_id(&edge_key(src, dst, kind, section)).to_string() != id {
+                problem("duplicate_id", id, "edge id does not match its key".into());
+            }
+            if !note_ids.contains(owner) {
+                problem("orphan_edge", id, format!("its owner note {owner} is gone"));
+            }
+            if !chunk_ids.contains(src) {
+                problem("dangling_edge", id, format!("source chunk {src} does not exist"));
+            }
+            let resolved = e.get("resolved").and_then(Value::as_bool).unwrap_or(false);
+            if !resolved {
+                unresolved += 1;
+            } else if !note_ids.contains(dst) && !chunk_ids.contains(dst) {
+                problem("dangling_edge", id, format!("resolved target {dst} does not exist"));
+            }
+            if matches!(kind, "belongs_to" | "next" | "prev") {
+                structure.insert((format!("{src}->{dst}"), kind));
+            }
+        }
+
+        for (owner, list) in &mut by_note {
+            list.sort();
+            for (i, (ord, id)) in list.iter().enumerate() {
+                if *ord != i + 1 {
+                    problem("broken_chain", id, format!("note {owner}: expected chunk {} here, found {ord}", i + 1));
+                }
+                if !structure.contains(&(format!("{id}->{owner}"), "belongs_to")) {
+                    problem("missing_belongs_to", id, "chunk without a belongs_to edge".into());
+                }
+                if let Some((_, next)) = list.get(i + 1) {
+                    if !structure.contains(&(format!("{id}->{next}"), "next")) {
+                        problem("broken_chain", id, format!("no next edge to {next}"));
+                    }
+                    if !structure.contains(&(format!("{next}->{id}"), "prev")) {
+                        problem("broken_chain", next, format!("no prev edge to {id}"));
+                    }
+                }
+            }
+        }
+
+        let indexes = self.payload_indexes();
+        let present: BTreeMap<&str, &Vec<String>> = indexes.iter().map(|(n, f)| (*n, f)).collect();
+        for (collection, fields) in INDEXES {
+            for f in fields {
+                if !present.get(collection).is_some_and(|have| have.iter().any(|h| h == f)) {
+                    problem("missing_index", f, format!("no payload index on {collection}.{f}"));
+                }
+            }
+        }
+        problems.sort_by(|a, b| (a.kind, &a.id).cmp(&(b.kind, &b.id)));
+        Ok(CheckReport {
+            notes: notes.len(),
+            chunks: chunks.len(),
+            edges: edges.len(),
+            unresolved,
+            indexes,
+            problems,
+        })
+    }
+}

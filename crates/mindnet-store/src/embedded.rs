@@ -1,0 +1,456 @@
+//! The default store: three Qdrant Edge shards under `<data>/qdrant/`.
+
+use crate::meta::{self, ModelInfo, StoreMeta, io, write_durably};
+use crate::{Counts, GraphIndex, NoteState, NoteWrite, Store, StoreError};
+use mindnet_core::ids::point_id;
+use mindnet_core::{Chunk, Edge, Note};
+use qdrant_edge::bm25_embed::{EdgeBm25, EdgeBm25Config};
+use qdrant_edge::{
+    Condition, CountRequest, CreateIndex, Distance, EdgeConfigBuilder, EdgeShard, EdgeSparseVectorParamsBuilder,
+    EdgeVectorParamsBuilder, FieldCondition, FieldIndexOperations, Filter, JsonPath, Match, Modifier,
+    PayloadFieldSchema, PayloadSchemaType, PointId, PointInsertOperations, PointOperations, PointStruct,
+    ScrollRequest, UpdateOperation, ValueVariants, Vector, VectorStructInternal, Vectors, WalOptions,
+    WithPayloadInterface, WithVector,
+};
+use serde_json::{Map, Value};
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+
+pub const NOTES: &str = "notes";
+pub const CHUNKS: &str = "chunks";
+pub const EDGES: &str = "edges";
+pub const DENSE: &str = "dense";
+pub const BM25: &str = "bm25";
+const JOURNAL: &str = "pending.json";
+const PAGE: usize = 1024;
+
+/// Payload indexes per collection (STO-2).
+pub const INDEXES: [(&str, &[&str]); 3] = [
+    (NOTES, &["note_id", "type", "tags"]),
+    (CHUNKS, &["note_id", "chunk_id", "type"]),
+    (EDGES, &["source_id", "target_id", "kind", "scope", "note_id"]),
+];
+
+pub struct EmbeddedStore {
+    dir: PathBuf,
+    meta: StoreMeta,
+    notes: EdgeShard,
+    chunks: EdgeShard,
+    edges: EdgeShard,
+    bm25: EdgeBm25,
+    graph: GraphIndex,
+}
+
+fn note_filter(note_id: &str) -> Filter {
+    field_filter("note_id", note_id)
+}
+
+pub(crate) fn field_filter(field: &str, value: &str) -> Filter {
+    Filter::new_must(Condition::Field(FieldCondition::new_match(
+        JsonPath::new(field),
+        Match::new_value(ValueVariants::String(value.to_string())),
+    )))
+}
+
+fn upsert(points: Vec<PointStruct>) -> UpdateOperation {
+    UpdateOperation::PointOperation(PointOperations::UpsertPoints(PointInsertOperations::PointsList(
+        points.into_iter().map(Into::into).collect(),
+    )))
+}
+
+fn no_vectors() -> Vectors {
+    Vectors(VectorStructInternal::Named(Default::default()))
+}
+
+fn payload<T: serde::Serialize>(value: &T, extra: &[(&str, &str)]) -> Value {
+    let mut v = serde_json::to_value(value).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut v {
+        for (k, x) in extra {
+            map.insert((*k).to_string(), Value::String((*x).to_string()));
+        }
+    }
+    v
+}
+
+fn wal() -> WalOptions {
+    // The WAL of qdrant-edge 0.7 is not replayed on load (our journal covers
+    // crashes), so small segments are enough.
+    WalOptions {
+        segment_capacity: 2 * 1024 * 1024,
+        segment_queue_len: 0,
+        retain_closed: NonZeroUsize::MIN,
+    }
+}
+
+fn open_shard(path: &Path, config: impl FnOnce() -> qdrant_edge::EdgeConfig, indexes: &[&str]) -> Result<EdgeShard, StoreError> {
+    if path.join("edge_config.json").is_file() {
+        return Ok(EdgeShard::load(path, None)?);
+    }
+    std::fs::create_dir_all(path).map_err(|e| io(path, e))?;
+    let shard = EdgeShard::new(path, config())?;
+    for field in indexes {
+        shard.update(UpdateOperation::FieldIndexOperation(FieldIndexOperations::CreateIndex(CreateIndex {
+            field_name: JsonPath::new(field),
+            field_schema: Some(PayloadFieldSchema::FieldType(PayloadSchemaType::Keyword)),
+        })))?;
+    }
+    shard.flush();
+    Ok(shard)
+}
+
+fn bm25(lang: &str) -> Result<EdgeBm25, StoreError> {
+    EdgeBm25::new(EdgeBm25Config {
+        language: Some(lang.to_string()),
+        ..EdgeBm25Config::default()
+    })
+    .map_err(|e| StoreError::Qdrant(format!("BM25 for language `{lang}`: {e}")))
+}
+
+impl EmbeddedStore {
+    /// Opens the index in `dir`, creating it for `model` if there is none.
+    /// An index built by another model is refused before anything is touched.
+    pub fn open(dir: &Path, model: &ModelInfo, lang: &str) -> Result<Self, StoreError> {
+        let meta = match meta::read(dir)? {
+            Some(m) if m.model != *model => {
+                return Err(StoreError::ModelMismatch {
+                    path: dir.to_path_buf(),
+                    stored: m.model.name,
+                    stored_dim: m.model.dim,
+                    requested: model.name.clone(),
+                    requested_dim: model.dim,
+                });
+            }
+            Some(m) => m,
+            None => {
+                std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+                let m = StoreMeta {
+                    format: meta::FORMAT,
+                    model: model.clone(),
+                    lang: lang.to_string(),
+                    created: meta::now_rfc3339(),
+                    last_import: None,
+                    last_import_seconds: None,
+                };
+                meta::write(dir, &m)?;
+                m
+            }
+        };
+        Self::open_with(dir, meta)
+    }
+
+    /// Opens an existing index whatever its model (for `status` and `check`).
+    pub fn open_existing(dir: &Path) -> Result<Self, StoreError> {
+        let meta = meta::read(dir)?.ok_or_else(|| StoreError::Io {
+            path: dir.to_path_buf(),
+            message: "no mindnet index here; run `mindnet import <VAULT>` first".into(),
+        })?;
+        Self::open_with(dir, meta)
+    }
+
+    fn open_with(dir: &Path, meta: StoreMeta) -> Result<Self, StoreError> {
+        let root = dir.join("qdrant");
+        let dim = meta.model.dim;
+        let indexes = |name: &str| INDEXES.iter().find(|(n, _)| *n == name).map_or(&[][..], |(_, f)| *f);
+        let payload_only = || EdgeConfigBuilder::new().wal_options(wal()).build();
+        let notes = open_shard(&root.join(NOTES), payload_only, indexes(NOTES))?;
+        let edges = open_shard(&root.join(EDGES), payload_only, indexes(EDGES))?;
+        let chunks = open_shard(
+            &root.join(CHUNKS),
+            || {
+                EdgeConfigBuilder::new()
+                    .vector(DENSE, EdgeVectorParamsBuilder::new(dim, Distance::Cosine).build())
+                    .sparse_vector(BM25, EdgeSparseVectorParamsBuilder::new().modifier(Modifier::Idf).build())
+                    .wal_options(wal())
+                    .build()
+            },
+            indexes(CHUNKS),
+        )?;
+        let mut store = EmbeddedStore {
+            dir: dir.to_path_buf(),
+            bm25: bm25(&meta.lang)?,
+            meta,
+            notes,
+            chunks,
+            edges,
+            graph: GraphIndex::default(),
+        };
+        store.recover()?;
+        let all = store.scroll(&store.edges, None, WithPayloadInterface::Bool(true))?;
+        store.graph = GraphIndex::from_edges(all.into_iter().map(decode::<Edge>(EDGES)).collect::<Result<Vec<_>, _>>()?);
+        Ok(store)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Undoes a batch a crash interrupted: its notes are removed completely
+    /// and will be imported again as new.
+    fn recover(&mut self) -> Result<(), StoreError> {
+        let path = self.dir.join(JOURNAL);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(io(&path, e)),
+        };
+        let ids: Vec<String> = serde_json::from_str(&text).unwrap_or_default();
+        tracing::warn!("an earlier import stopped mid-batch; removing {} incomplete notes", ids.len());
+        for id in &ids {
+            self.delete_points(id)?;
+        }
+        self.flush_all();
+        std::fs::remove_file(&path).map_err(|e| io(&path, e))
+    }
+
+    fn delete_points(&self, note_id: &str) -> Result<(), StoreError> {
+        self.notes.update(UpdateOperation::PointOperation(PointOperations::DeletePoints {
+            ids: vec![PointId::Uuid(point_id(note_id))],
+        }))?;
+        for shard in [&self.chunks, &self.edges] {
+            shard.update(UpdateOperation::PointOperation(PointOperations::DeletePointsByFilter(note_filter(note_id))))?;
+        }
+        Ok(())
+    }
+
+    fn flush_all(&self) {
+        self.chunks.flush();
+        self.edges.flush();
+        self.notes.flush();
+    }
+
+    pub(crate) fn scroll(
+        &self,
+        shard: &EdgeShard,
+        filter: Option<Filter>,
+        with_payload: WithPayloadInterface,
+    ) -> Result<Vec<Map<String, Value>>, StoreError> {
+        let mut out = Vec::new();
+        let mut offset = None;
+        loop {
+            let (records, next) = shard.scroll(ScrollRequest {
+                offset,
+                limit: Some(PAGE),
+                filter: filter.clone(),
+                with_payload: Some(with_payload.clone()),
+                with_vector: WithVector::Bool(false),
+                order_by: None,
+            })?;
+            out.extend(records.into_iter().filter_map(|r| r.payload.map(|p| p.0)));
+            match next {
+                Some(n) => offset = Some(n),
+                None => return Ok(out),
+            }
+        }
+    }
+
+    pub(crate) fn shard(&self, name: &str) -> &EdgeShard {
+        match name {
+            NOTES => &self.notes,
+            CHUNKS => &self.chunks,
+            _ => &self.edges,
+        }
+    }
+
+    /// Payloads of a whole collection (for `mindnet check`).
+    pub fn payloads(&self, collection: &str) -> Result<Vec<Map<String, Value>>, StoreError> {
+        let with = if collection == NOTES {
+            WithPayloadInterface::Selector(qdrant_edge::PayloadSelector::Exclude(qdrant_edge::PayloadSelectorExclude {
+                exclude: vec![JsonPath::new("fulltext")],
+            }))
+        } else {
+            WithPayloadInterface::Bool(true)
+        };
+        self.scroll(self.shard(collection), None, with)
+    }
+
+    /// Indexed payload fields per collection, as Qdrant reports them.
+    pub fn payload_indexes(&self) -> Vec<(&'static str, Vec<String>)> {
+        [NOTES, CHUNKS, EDGES]
+            .into_iter()
+            .map(|name| {
+                let mut fields: Vec<String> = self.shard(name).info().payload_schema.keys().map(|k| k.to_string()).collect();
+                fields.sort();
+                (name, fields)
+            })
+            .collect()
+    }
+
+    fn validate(&self, w: &NoteWrite<'_>) -> Result<(), StoreError> {
+        let Some(vectors) = w.vectors else { return Ok(()) };
+        let want = self.meta.model.dim;
+        if vectors.len() != w.chunks.len() {
+            return Err(StoreError::Dimension {
+                note_id: w.note.note_id.clone(),
+                got: vectors.len(),
+                want: w.chunks.len(),
+            });
+        }
+        for v in vectors {
+            let zero = v.iter().all(|x| *x == 0.0);
+            if v.len() != want || zero || v.iter().any(|x| !x.is_finite()) {
+                return Err(StoreError::Dimension {
+                    note_id: w.note.note_id.clone(),
+                    got: if zero { 0 } else { v.len() },
+                    want,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn decode<T: serde::de::DeserializeOwned>(collection: &'static str) -> impl Fn(Map<String, Value>) -> Result<T, StoreError> {
+    move |m| {
+        serde_json::from_value(Value::Object(m)).map_err(|e| StoreError::Payload {
+            collection,
+            message: e.to_string(),
+        })
+    }
+}
+
+fn string_field(m: &Map<String, Value>, k: &str) -> String {
+    m.get(k).and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+impl Store for EmbeddedStore {
+    fn meta(&self) -> &StoreMeta {
+        &self.meta
+    }
+
+    fn note_states(&self) -> Result<Vec<NoteState>, StoreError> {
+        let fields = ["note_id", "path", "title", "aliases", "type", "hash", "chunks_digest", "edges_digest"];
+        let with = WithPayloadInterface::Fields(fields.iter().map(|f| JsonPath::new(f)).collect());
+        let mut out: Vec<NoteState> = self
+            .scroll(&self.notes, None, with)?
+            .into_iter()
+            .map(|m| NoteState {
+                note_id: string_field(&m, "note_id"),
+                path: string_field(&m, "path"),
+                title: string_field(&m, "title"),
+                aliases: m
+                    .get("aliases")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                    .unwrap_or_default(),
+                note_type: string_field(&m, "type"),
+                hash: string_field(&m, "hash"),
+                chunks_digest: string_field(&m, "chunks_digest"),
+                edges_digest: string_field(&m, "edges_digest"),
+            })
+            .collect();
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    fn write_batch(&mut self, writes: &[NoteWrite<'_>], deletes: &[String]) -> Result<(), StoreError> {
+        if writes.is_empty() && deletes.is_empty() {
+            return Ok(());
+        }
+        for w in writes {
+            self.validate(w)?;
+        }
+        let journal = self.dir.join(JOURNAL);
+        let ids: Vec<&str> = writes.iter().map(|w| w.note.note_id.as_str()).chain(deletes.iter().map(String::as_str)).collect();
+        write_durably(&journal, serde_json::to_string(&ids).unwrap_or_default().as_bytes())?;
+
+        for id in deletes {
+            self.delete_points(id)?;
+        }
+        let mut chunk_points = Vec::new();
+        let mut edge_points = Vec::new();
+        for w in writes {
+            let id = &w.note.note_id;
+            self.edges.update(UpdateOperation::PointOperation(PointOperations::DeletePointsByFilter(note_filter(id))))?;
+            if let Some(vectors) = w.vectors {
+                self.chunks.update(UpdateOperation::PointOperation(PointOperations::DeletePointsByFilter(note_filter(id))))?;
+                for (c, v) in w.chunks.iter().zip(vectors) {
+                    let sparse = self.bm25.embed_document(&c.window);
+                    let vectors = Vectors::new_named([(DENSE, Vector::from(v.clone())), (BM25, Vector::from(sparse))]);
+                    chunk_points.push(PointStruct::new(PointId::Uuid(point_id(&c.chunk_id)), vectors, payload(c, &[])));
+                }
+            }
+            for e in w.edges {
+                edge_points.push(PointStruct::new(PointId::Uuid(point_id(&e.key())), no_vectors(), payload(e, &[])));
+            }
+        }
+        for batch in chunk_points.chunks(256) {
+            self.chunks.update(upsert(batch.to_vec()))?;
+        }
+        for batch in edge_points.chunks(1024) {
+            self.edges.update(upsert(batch.to_vec()))?;
+        }
+        self.chunks.flush();
+        self.edges.flush();
+
+        // The commit markers, last.
+        let note_points: Vec<PointStruct> = writes
+            .iter()
+            .map(|w| {
+                let extra = [("chunks_digest", w.chunks_digest), ("edges_digest", w.edges_digest)];
+                PointStruct::new(PointId::Uuid(point_id(&w.note.note_id)), no_vectors(), payload(w.note, &extra))
+            })
+            .collect();
+        if !note_points.is_empty() {
+            self.notes.update(upsert(note_points))?;
+        }
+        self.notes.flush();
+        std::fs::remove_file(&journal).map_err(|e| io(&journal, e))?;
+
+        for id in deletes {
+            self.graph.remove_note(id);
+        }
+        for w in writes {
+            self.graph.replace_note(&w.note.note_id, w.edges);
+        }
+        Ok(())
+    }
+
+    fn counts(&self) -> Result<Counts, StoreError> {
+        let count = |s: &EdgeShard| -> Result<usize, StoreError> {
+            Ok(s.count(CountRequest {
+                filter: None,
+                exact: true,
+            })?)
+        };
+        Ok(Counts {
+            notes: count(&self.notes)?,
+            chunks: count(&self.chunks)?,
+            edges: count(&self.edges)?,
+        })
+    }
+
+    fn chunks_of(&self, note_id: &str) -> Result<Vec<Chunk>, StoreError> {
+        let mut v: Vec<Chunk> = self
+            .scroll(&self.chunks, Some(note_filter(note_id)), WithPayloadInterface::Bool(true))?
+            .into_iter()
+            .map(decode(CHUNKS))
+            .collect::<Result<_, _>>()?;
+        v.sort_by_key(|c| c.ord);
+        Ok(v)
+    }
+
+    fn edges_of(&self, note_id: &str) -> Result<Vec<Edge>, StoreError> {
+        let mut v: Vec<Edge> = self
+            .scroll(&self.edges, Some(note_filter(note_id)), WithPayloadInterface::Bool(true))?
+            .into_iter()
+            .map(decode(EDGES))
+            .collect::<Result<_, _>>()?;
+        v.sort_by(|a, b| a.edge_id.cmp(&b.edge_id));
+        Ok(v)
+    }
+
+    fn note(&self, note_id: &str) -> Result<Option<Note>, StoreError> {
+        let found = self.scroll(&self.notes, Some(note_filter(note_id)), WithPayloadInterface::Bool(true))?;
+        found.into_iter().next().map(decode(NOTES)).transpose()
+    }
+
+    fn graph(&self) -> &GraphIndex {
+        &self.graph
+    }
+
+    fn finish_import(&mut self, seconds: f64) -> Result<(), StoreError> {
+        self.meta.last_import = Some(meta::now_rfc3339());
+        self.meta.last_import_seconds = Some(seconds);
+        meta::write(&self.dir, &self.meta)
+    }
+}

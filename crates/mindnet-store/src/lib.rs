@@ -1,0 +1,101 @@
+//! Storage of notes, chunks and edges (SPEC §3). `EmbeddedStore` keeps them in
+//! three Qdrant Edge shards in one folder; the `GraphIndex` holds the authored
+//! edges in memory for traversal.
+//!
+//! Write protocol (STO-3): a batch of notes is first named in a journal, then
+//! its chunks and edges are written and flushed, and only then are the note
+//! points written and flushed. The note point is the commit marker. A crash
+//! leaves the journal behind; the next open removes whatever the journalled
+//! notes had written, so they are imported again from scratch.
+
+mod check;
+mod embedded;
+mod graph;
+mod meta;
+
+pub use check::{CheckReport, Problem};
+pub use embedded::EmbeddedStore;
+pub use graph::{GraphIndex, Neighbor};
+pub use meta::{ModelInfo, StoreMeta};
+
+use mindnet_core::{Chunk, Edge, Note};
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path}: {message}")]
+    Io { path: PathBuf, message: String },
+    #[error("qdrant: {0}")]
+    Qdrant(String),
+    #[error(
+        "the index in {path} was built with the embedding model `{stored}` ({stored_dim} dimensions), not `{requested}` ({requested_dim}); re-import with `mindnet import --embedder {stored}`, or delete {path} to rebuild it with `{requested}`"
+    )]
+    ModelMismatch {
+        path: PathBuf,
+        stored: String,
+        stored_dim: usize,
+        requested: String,
+        requested_dim: usize,
+    },
+    #[error("{path}: the index format {found} is newer than this mindnet understands ({supported})")]
+    Format { path: PathBuf, found: u32, supported: u32 },
+    #[error("a chunk has {got} vector values where the model gives {want}; nothing was written for note {note_id}")]
+    Dimension { note_id: String, got: usize, want: usize },
+    #[error("corrupt payload in the {collection} collection: {message}")]
+    Payload { collection: &'static str, message: String },
+}
+
+impl From<qdrant_edge::OperationError> for StoreError {
+    fn from(e: qdrant_edge::OperationError) -> Self {
+        StoreError::Qdrant(e.to_string())
+    }
+}
+
+/// What change detection needs of a stored note, without its full text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoteState {
+    pub note_id: String,
+    pub path: String,
+    pub title: String,
+    pub aliases: Vec<String>,
+    pub note_type: String,
+    pub hash: String,
+    pub chunks_digest: String,
+    pub edges_digest: String,
+}
+
+/// One note to write: the note, its chunks with their dense vectors, its edges.
+#[derive(Debug, Clone)]
+pub struct NoteWrite<'a> {
+    pub note: &'a Note,
+    pub chunks: &'a [Chunk],
+    /// `None`: keep the stored chunks (only the edges changed).
+    pub vectors: Option<&'a [Vec<f32>]>,
+    pub edges: &'a [Edge],
+    pub chunks_digest: &'a str,
+    pub edges_digest: &'a str,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counts {
+    pub notes: usize,
+    pub chunks: usize,
+    pub edges: usize,
+}
+
+/// The operations the importer and the retriever need, independent of where
+/// Qdrant runs (embedded now; a server later).
+pub trait Store {
+    fn meta(&self) -> &StoreMeta;
+    /// Every stored note's identity and digests, for change detection.
+    fn note_states(&self) -> Result<Vec<NoteState>, StoreError>;
+    /// Writes a batch atomically from a reader's view (see the crate docs).
+    fn write_batch(&mut self, writes: &[NoteWrite<'_>], deletes: &[String]) -> Result<(), StoreError>;
+    fn counts(&self) -> Result<Counts, StoreError>;
+    fn chunks_of(&self, note_id: &str) -> Result<Vec<Chunk>, StoreError>;
+    fn edges_of(&self, note_id: &str) -> Result<Vec<Edge>, StoreError>;
+    fn note(&self, note_id: &str) -> Result<Option<Note>, StoreError>;
+    fn graph(&self) -> &GraphIndex;
+    /// Records the time of a finished import.
+    fn finish_import(&mut self, seconds: f64) -> Result<(), StoreError>;
+}

@@ -1,0 +1,105 @@
+//! `meta.json` beside the shards: which model built the index, and when it
+//! was last imported. Written atomically (temp file + rename).
+
+use crate::StoreError;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+pub const FORMAT: u32 = 1;
+const FILE: &str = "meta.json";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    pub name: String,
+    pub dim: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoreMeta {
+    pub format: u32,
+    pub model: ModelInfo,
+    /// BM25 language of the chunk texts.
+    pub lang: String,
+    pub created: String,
+    pub last_import: Option<String>,
+    pub last_import_seconds: Option<f64>,
+}
+
+impl StoreMeta {
+    /// The metadata of the index in `dir`, if there is one.
+    pub fn read_from(dir: &Path) -> Result<Option<StoreMeta>, StoreError> {
+        read(dir)
+    }
+}
+
+pub fn path(dir: &Path) -> PathBuf {
+    dir.join(FILE)
+}
+
+pub fn read(dir: &Path) -> Result<Option<StoreMeta>, StoreError> {
+    let p = path(dir);
+    let text = match std::fs::read_to_string(&p) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(&p, e)),
+    };
+    let meta: StoreMeta = serde_json::from_str(&text).map_err(|e| StoreError::Io {
+        path: p.clone(),
+        message: format!("unreadable: {e}"),
+    })?;
+    if meta.format > FORMAT {
+        return Err(StoreError::Format {
+            path: p,
+            found: meta.format,
+            supported: FORMAT,
+        });
+    }
+    Ok(Some(meta))
+}
+
+pub fn write(dir: &Path, meta: &StoreMeta) -> Result<(), StoreError> {
+    let p = path(dir);
+    let tmp = dir.join(format!("{FILE}.tmp"));
+    let text = serde_json::to_string_pretty(meta).map_err(|e| io(&p, e))?;
+    write_durably(&tmp, text.as_bytes())?;
+    std::fs::rename(&tmp, &p).map_err(|e| io(&p, e))
+}
+
+pub(crate) fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    use std::io::Write;
+    let mut f = std::fs::File::create(path).map_err(|e| io(path, e))?;
+    f.write_all(bytes).map_err(|e| io(path, e))?;
+    f.sync_all().map_err(|e| io(path, e))
+}
+
+pub(crate) fn io(path: &Path, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+/// Seconds since the Unix epoch as an RFC 3339 UTC timestamp, without a date crate.
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
