@@ -39,7 +39,7 @@ pub fn read(path: &Path) -> Result<HashMap<String, Array>, String> {
     let mut out = HashMap::new();
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(|e| e.to_string())?;
-        let name = entry.name().trim_end_matches(".npy").to_string();
+        let name = entry.name().map_err(|e| e.to_string())?.trim_end_matches(".npy").to_string();
         let mut bytes = Vec::with_capacity(entry.size() as usize);
         entry.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
         let array = parse_npy(&bytes).map_err(|e| format!("{name}: {e}"))?;

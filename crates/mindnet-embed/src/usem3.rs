@@ -71,7 +71,7 @@ pub fn tokenizer(sp_model: &Path) -> Result<Tokenizer, EmbedError> {
         NormalizerWrapper::StripNormalizer(Strip::new(true, true)),
     ]);
     let mut tok = Tokenizer::new(unigram);
-    tok.with_normalizer(Some(normalizer));
+    tok.with_normalizer(Some(normalizer)).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
     tok.with_pre_tokenizer(Some(Metaspace::new('▁', PrependScheme::Always, true)));
     Ok(tok)
 }

@@ -41,13 +41,18 @@ pub struct EmbeddedStore {
     graph: GraphIndex,
 }
 
+/// A payload field name as Qdrant's path type; our names are plain identifiers.
+fn jp(field: &str) -> JsonPath {
+    field.parse().unwrap_or_else(|_| panic!("`{field}` is a valid payload path"))
+}
+
 fn note_filter(note_id: &str) -> Filter {
     field_filter("note_id", note_id)
 }
 
 pub(crate) fn field_filter(field: &str, value: &str) -> Filter {
     Filter::new_must(Condition::Field(FieldCondition::new_match(
-        JsonPath::new(field),
+        jp(field),
         Match::new_value(ValueVariants::String(value.to_string())),
     )))
 }
@@ -90,7 +95,7 @@ fn open_shard(path: &Path, config: impl FnOnce() -> qdrant_edge::EdgeConfig, ind
     let shard = EdgeShard::new(path, config())?;
     for field in indexes {
         shard.update(UpdateOperation::FieldIndexOperation(FieldIndexOperations::CreateIndex(CreateIndex {
-            field_name: JsonPath::new(field),
+            field_name: jp(field),
             field_schema: Some(PayloadFieldSchema::FieldType(PayloadSchemaType::Keyword)),
         })))?;
     }
@@ -255,7 +260,7 @@ impl EmbeddedStore {
     pub fn payloads(&self, collection: &str) -> Result<Vec<Map<String, Value>>, StoreError> {
         let with = if collection == NOTES {
             WithPayloadInterface::Selector(qdrant_edge::PayloadSelector::Exclude(qdrant_edge::PayloadSelectorExclude {
-                exclude: vec![JsonPath::new("fulltext")],
+                exclude: vec![jp("fulltext")],
             }))
         } else {
             WithPayloadInterface::Bool(true)
@@ -319,7 +324,7 @@ impl Store for EmbeddedStore {
 
     fn note_states(&self) -> Result<Vec<NoteState>, StoreError> {
         let fields = ["note_id", "path", "title", "aliases", "type", "hash", "chunks_digest", "edges_digest"];
-        let with = WithPayloadInterface::Fields(fields.iter().map(|f| JsonPath::new(f)).collect());
+        let with = WithPayloadInterface::Fields(fields.iter().map(|f| jp(f)).collect());
         let mut out: Vec<NoteState> = self
             .scroll(&self.notes, None, with)?
             .into_iter()
