@@ -59,9 +59,10 @@ fn main() -> ExitCode {
 }
 
 fn init_logging(verbose: u8) {
+    // qdrant-edge logs start-up notices at WARN that mean nothing to a user.
     let default = match verbose {
-        0 => "warn",
-        1 => "info",
+        0 => "warn,qdrant_edge=error",
+        1 => "info,qdrant_edge=warn",
         _ => "debug",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()

@@ -92,7 +92,9 @@ fn bar() -> Bar {
         return Bar(None);
     }
     let b = ProgressBar::new(0);
-    if let Ok(style) = ProgressStyle::with_template("embedding {bar:30} {pos}/{len} chunks  {per_sec}  ETA {eta}") {
+    if let Ok(style) =
+        ProgressStyle::with_template("embedding {bar:30} {pos}/{len} chunks  {per_sec}  ETA {eta}")
+    {
         b.set_style(style);
     }
     Bar(Some(b))
@@ -110,12 +112,23 @@ pub struct IndexArgs<'a> {
 
 pub fn index(args: IndexArgs<'_>) -> Result<ExitCode> {
     if !args.vault.is_dir() {
-        bail!("{}: not a folder; give the vault's root folder", args.vault.display());
+        bail!(
+            "{}: not a folder; give the vault's root folder",
+            args.vault.display()
+        );
     }
     let config = args.config.load(args.vault)?;
     let embedder = open_embedder(args.embedder, &args.data)?;
     let mut store = open_store(&args.data, embedder.as_ref(), &args.import.lang)?;
-    let report = sync(args.vault, &config, &args.import, &mut store, embedder.as_ref(), &args.sync, &bar())?;
+    let report = sync(
+        args.vault,
+        &config,
+        &args.import,
+        &mut store,
+        embedder.as_ref(),
+        &args.sync,
+        &bar(),
+    )?;
     for w in &report.warnings {
         eprintln!("{w}");
     }
@@ -128,20 +141,36 @@ pub fn index(args: IndexArgs<'_>) -> Result<ExitCode> {
 }
 
 fn print_report(vault: &Path, data: &Path, meta: &StoreMeta, r: &SyncReport) {
-    println!("mindnet import {} → {} ({}, {} dims)", vault.display(), data.display(), meta.model.name, meta.model.dim);
+    println!(
+        "mindnet import {} → {} ({}, {} dims)",
+        vault.display(),
+        data.display(),
+        meta.model.name,
+        meta.model.dim
+    );
     println!(
         "  notes       {} new, {} changed, {} relinked, {} unchanged, {} deleted",
         r.new, r.changed, r.relinked, r.unchanged, r.deleted
     );
-    println!("  index       {} notes, {} chunks, {} edges ({} chunks embedded now)", r.notes, r.chunks, r.edges, r.embedded_chunks);
-    println!("  unresolved  {} edges point to notes that do not exist yet", r.unresolved);
+    println!(
+        "  index       {} notes, {} chunks, {} edges ({} chunks embedded now)",
+        r.notes, r.chunks, r.edges, r.embedded_chunks
+    );
+    println!(
+        "  unresolved  {} edges point to notes that do not exist yet",
+        r.unresolved
+    );
     for s in &r.skipped {
         println!("  skipped     {}: {}", s.path, s.reason);
     }
     println!(
         "  warnings    {}{}",
         r.warnings.len(),
-        if r.warnings.is_empty() { "" } else { " (listed above, on stderr)" }
+        if r.warnings.is_empty() {
+            ""
+        } else {
+            " (listed above, on stderr)"
+        }
     );
     println!("  time        {:.2} s", r.seconds);
 }
@@ -171,7 +200,10 @@ pub fn status(args: StatusArgs) -> Result<ExitCode> {
         println!("{v}");
     } else {
         println!("index       {}", dir.display());
-        println!("model       {} ({} dims), BM25 language {}", meta.model.name, meta.model.dim, meta.lang);
+        println!(
+            "model       {} ({} dims), BM25 language {}",
+            meta.model.name, meta.model.dim, meta.lang
+        );
         println!("notes       {}", counts.notes);
         println!("chunks      {}", counts.chunks);
         println!("edges       {}", counts.edges);
@@ -191,7 +223,14 @@ pub fn check(args: StatusArgs) -> Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
-        println!("check {}: {} notes, {} chunks, {} edges ({} unresolved)", dir.display(), report.notes, report.chunks, report.edges, report.unresolved);
+        println!(
+            "check {}: {} notes, {} chunks, {} edges ({} unresolved)",
+            dir.display(),
+            report.notes,
+            report.chunks,
+            report.edges,
+            report.unresolved
+        );
         for (collection, fields) in &report.indexes {
             println!("  payload indexes on {collection}: {}", fields.join(", "));
         }
@@ -202,7 +241,11 @@ pub fn check(args: StatusArgs) -> Result<ExitCode> {
             println!("  {}: {} ({})", p.kind, p.id, p.message);
         }
     }
-    Ok(if report.is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if report.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -220,7 +263,10 @@ pub fn models(cmd: ModelsCommand) -> Result<ExitCode> {
     match cmd {
         ModelsCommand::Fetch { name } => {
             let list = match name {
-                Some(n) => vec![models::by_name(&n).with_context(|| format!("unknown model `{n}`; known: e5-small, use-m3"))?],
+                Some(n) => vec![
+                    models::by_name(&n)
+                        .with_context(|| format!("unknown model `{n}`; known: e5-small, use-m3"))?,
+                ],
                 None => models::ALL.to_vec(),
             };
             for m in list {
@@ -231,8 +277,15 @@ pub fn models(cmd: ModelsCommand) -> Result<ExitCode> {
         ModelsCommand::List => {
             println!("model cache: {}", fetch::cache_dir().display());
             for m in models::ALL {
-                let state = if fetch::is_cached(&m) { "cached" } else { "not fetched" };
-                println!("  {:<9} {:>3} dims  {} {} ({})  {state}", m.name, m.dim, m.package, m.version, m.licence);
+                let state = if fetch::is_cached(&m) {
+                    "cached"
+                } else {
+                    "not fetched"
+                };
+                println!(
+                    "  {:<9} {:>3} dims  {} {} ({})  {state}",
+                    m.name, m.dim, m.package, m.version, m.licence
+                );
             }
         }
     }

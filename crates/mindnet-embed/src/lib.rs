@@ -31,7 +31,9 @@ pub trait Embedder: Send + Sync {
 
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
-    #[error("unknown embedder `{0}`; choose one of: use-m3, e5-small, ollama:<model>, openai:<model>")]
+    #[error(
+        "unknown embedder `{0}`; choose one of: use-m3, e5-small, ollama:<model>, openai:<model>"
+    )]
     UnknownEmbedder(String),
     #[error("model `{model}`: {message}")]
     Fetch { model: String, message: String },
@@ -51,7 +53,10 @@ pub enum EmbedError {
 pub fn normalize(v: &mut [f32]) -> Result<(), EmbedError> {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if !norm.is_finite() || norm == 0.0 {
-        return Err(EmbedError::Dimension { got: 0, want: v.len() });
+        return Err(EmbedError::Dimension {
+            got: 0,
+            want: v.len(),
+        });
     }
     v.iter_mut().for_each(|x| *x /= norm);
     Ok(())

@@ -39,7 +39,11 @@ pub fn read(path: &Path) -> Result<HashMap<String, Array>, String> {
     let mut out = HashMap::new();
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(|e| e.to_string())?;
-        let name = entry.name().map_err(|e| e.to_string())?.trim_end_matches(".npy").to_string();
+        let name = entry
+            .name()
+            .map_err(|e| e.to_string())?
+            .trim_end_matches(".npy")
+            .to_string();
         let mut bytes = Vec::with_capacity(entry.size() as usize);
         entry.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
         let array = parse_npy(&bytes).map_err(|e| format!("{name}: {e}"))?;
@@ -56,13 +60,21 @@ pub fn parse_npy(bytes: &[u8]) -> Result<Array, String> {
     let (header_len, start) = match bytes[6] {
         1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
         2 | 3 => {
-            let b: [u8; 4] = bytes.get(8..12).ok_or("truncated")?.try_into().map_err(|_| "truncated")?;
+            let b: [u8; 4] = bytes
+                .get(8..12)
+                .ok_or("truncated")?
+                .try_into()
+                .map_err(|_| "truncated")?;
             (u32::from_le_bytes(b) as usize, 12)
         }
         v => return Err(format!("unsupported .npy version {v}")),
     };
-    let header = std::str::from_utf8(bytes.get(start..start + header_len).ok_or("truncated header")?)
-        .map_err(|e| e.to_string())?;
+    let header = std::str::from_utf8(
+        bytes
+            .get(start..start + header_len)
+            .ok_or("truncated header")?,
+    )
+    .map_err(|e| e.to_string())?;
     if header.contains("'fortran_order': True") {
         return Err("Fortran order is not supported".into());
     }
@@ -83,7 +95,10 @@ pub fn parse_npy(bytes: &[u8]) -> Result<Array, String> {
     let raw = &bytes[start + header_len..];
     let need = |size: usize| {
         if raw.len() < count * size {
-            Err(format!("data too short: {} bytes for {count} × {size}", raw.len()))
+            Err(format!(
+                "data too short: {} bytes for {count} × {size}",
+                raw.len()
+            ))
         } else {
             Ok(())
         }
@@ -91,7 +106,12 @@ pub fn parse_npy(bytes: &[u8]) -> Result<Array, String> {
     let data = match descr.as_str() {
         "<f4" => {
             need(4)?;
-            Data::F32(raw.chunks_exact(4).take(count).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+            Data::F32(
+                raw.chunks_exact(4)
+                    .take(count)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+            )
         }
         "<f8" => {
             need(8)?;
@@ -124,7 +144,7 @@ mod tests {
         let mut b = b"\x93NUMPY\x01\x00".to_vec();
         let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
         let mut h = header.to_string();
-        while (10 + h.len() + 1) % 64 != 0 {
+        while !(10 + h.len() + 1).is_multiple_of(64) {
             h.push(' ');
         }
         h.push('\n');

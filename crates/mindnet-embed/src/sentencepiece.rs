@@ -51,12 +51,18 @@ impl<'a> Reader<'a> {
             }
             2 => {
                 let len = self.varint()? as usize;
-                let bytes = self.data.get(self.pos..self.pos + len).ok_or("truncated field")?;
+                let bytes = self
+                    .data
+                    .get(self.pos..self.pos + len)
+                    .ok_or("truncated field")?;
                 self.pos += len;
                 Value::Bytes(bytes)
             }
             5 => {
-                let b = self.data.get(self.pos..self.pos + 4).ok_or("truncated fixed32")?;
+                let b = self
+                    .data
+                    .get(self.pos..self.pos + 4)
+                    .ok_or("truncated fixed32")?;
                 self.pos += 4;
                 Value::Fixed32([b[0], b[1], b[2], b[3]])
             }
@@ -73,7 +79,10 @@ pub fn parse(data: &[u8]) -> Result<SpModel, String> {
     while let Some((field, value)) = top.next()? {
         match (field, value) {
             (1, Value::Bytes(piece)) => {
-                let mut r = Reader { data: piece, pos: 0 };
+                let mut r = Reader {
+                    data: piece,
+                    pos: 0,
+                };
                 let (mut text, mut score) = (String::new(), 0.0f64);
                 while let Some((f, v)) = r.next()? {
                     match (f, v) {

@@ -61,24 +61,32 @@ fn weights_error(path: &Path, message: impl Into<String>) -> EmbedError {
 pub fn tokenizer(sp_model: &Path) -> Result<Tokenizer, EmbedError> {
     let bytes = std::fs::read(sp_model).map_err(|e| weights_error(sp_model, e.to_string()))?;
     let sp = sentencepiece::parse(&bytes).map_err(|e| weights_error(sp_model, e))?;
-    let unigram = Unigram::from(sp.pieces, Some(UNK as usize), false).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
-    let precompiled = Precompiled::from(&sp.charsmap).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
-    let collapse = Replace::new(tokenizers::normalizers::replace::ReplacePattern::Regex(" {2,}".into()), " ")
+    let unigram = Unigram::from(sp.pieces, Some(UNK as usize), false)
         .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+    let precompiled =
+        Precompiled::from(&sp.charsmap).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+    let collapse = Replace::new(
+        tokenizers::normalizers::replace::ReplacePattern::Regex(" {2,}".into()),
+        " ",
+    )
+    .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
     let normalizer = Sequence::new(vec![
         NormalizerWrapper::Precompiled(precompiled),
         NormalizerWrapper::Replace(collapse),
         NormalizerWrapper::StripNormalizer(Strip::new(true, true)),
     ]);
     let mut tok = Tokenizer::new(unigram);
-    tok.with_normalizer(Some(normalizer)).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+    tok.with_normalizer(Some(normalizer))
+        .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
     tok.with_pre_tokenizer(Some(Metaspace::new('▁', PrependScheme::Always, true)));
     Ok(tok)
 }
 
 /// Token ids with `<s>` and `</s>`, as the model was trained.
 pub fn encode(tok: &Tokenizer, text: &str) -> Result<Vec<u32>, EmbedError> {
-    let enc = tok.encode(text, false).map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
+    let enc = tok
+        .encode(text, false)
+        .map_err(|e| EmbedError::Tokenizer(e.to_string()))?;
     let mut ids = Vec::with_capacity(enc.len() + 2);
     ids.push(BOS);
     ids.extend(enc.get_ids().iter().take(MAX_TOKENS - 2));
@@ -95,16 +103,25 @@ impl UseM3 {
         let tokenizer = tokenizer(&dir.join("sp.model"))?;
         let arrays = npz::read(&npz_path).map_err(|e| weights_error(&npz_path, e))?;
         let cpu = Device::Cpu;
-        let get = |name: &str| arrays.get(name).ok_or_else(|| weights_error(&npz_path, format!("missing array {name}")));
+        let get = |name: &str| {
+            arrays
+                .get(name)
+                .ok_or_else(|| weights_error(&npz_path, format!("missing array {name}")))
+        };
         let f32s = |name: &str| -> Result<&[f32], EmbedError> {
-            get(name)?.f32().ok_or_else(|| weights_error(&npz_path, format!("{name} is not float")))
+            get(name)?
+                .f32()
+                .ok_or_else(|| weights_error(&npz_path, format!("{name} is not float")))
         };
         let tensor = |name: &str| -> Result<Tensor, EmbedError> {
             let a = get(name)?;
             Ok(Tensor::from_slice(f32s(name)?, a.shape.as_slice(), &cpu)?)
         };
         let cat = |names: [&str; 3], dim: usize| -> Result<Tensor, EmbedError> {
-            let parts = names.iter().map(|n| tensor(n)).collect::<Result<Vec<_>, _>>()?;
+            let parts = names
+                .iter()
+                .map(|n| tensor(n))
+                .collect::<Result<Vec<_>, _>>()?;
             Ok(Tensor::cat(&parts, dim)?)
         };
         let rows = get("q1")?.shape[0];
@@ -119,7 +136,10 @@ impl UseM3 {
             }
         }
         let per_branch = |prefix: &str| -> Result<Vec<Tensor>, EmbedError> {
-            ORDERS.iter().map(|(n, _)| tensor(&format!("{prefix}{n}"))).collect()
+            ORDERS
+                .iter()
+                .map(|(n, _)| tensor(&format!("{prefix}{n}")))
+                .collect()
         };
         Ok(UseM3 {
             id: ModelId {
@@ -166,7 +186,10 @@ impl UseM3 {
             let id = (id as usize).min(rows - 1);
             let c = id % CHUNKS;
             let (s, l) = (self.scale[c], self.lo[c]);
-            for (dst, &q) in emb[t * DIM..(t + 1) * DIM].iter_mut().zip(&self.table[id * DIM..(id + 1) * DIM]) {
+            for (dst, &q) in emb[t * DIM..(t + 1) * DIM]
+                .iter_mut()
+                .zip(&self.table[id * DIM..(id + 1) * DIM])
+            {
                 *dst = f32::from(q) * s + l;
             }
         }
@@ -176,8 +199,16 @@ impl UseM3 {
         let mut feats = vec![emb];
         for (i, &(order, left)) in ORDERS.iter().enumerate() {
             let xs = x.narrow(1, i * CNN, CNN)?;
-            let h = (window(&xs, order, left)?.matmul(&self.w1[i])?.broadcast_add(&self.b1[i])?.relu()? + &xs)?;
-            let c2 = (window(&h, order, left)?.matmul(&self.w2[i])?.broadcast_add(&self.b2[i])?.relu()? + &h)?;
+            let h = (window(&xs, order, left)?
+                .matmul(&self.w1[i])?
+                .broadcast_add(&self.b1[i])?
+                .relu()?
+                + &xs)?;
+            let c2 = (window(&h, order, left)?
+                .matmul(&self.w2[i])?
+                .broadcast_add(&self.b2[i])?
+                .relu()?
+                + &h)?;
             feats.push(c2);
         }
         let f = Tensor::cat(&feats, 1)?;
@@ -200,7 +231,9 @@ impl UseM3 {
 fn window(x: &Tensor, order: usize, left: usize) -> Result<Tensor, candle_core::Error> {
     let n = x.dim(0)?;
     let padded = x.pad_with_zeros(0, left, order - 1 - left)?;
-    let parts = (0..order).map(|k| padded.narrow(0, k, n)).collect::<Result<Vec<_>, _>>()?;
+    let parts = (0..order)
+        .map(|k| padded.narrow(0, k, n))
+        .collect::<Result<Vec<_>, _>>()?;
     Tensor::cat(&parts, D::Minus1)
 }
 

@@ -6,7 +6,11 @@ use mindnet_embed::{Embedder, fetch, models, usem3};
 use serde_json::Value;
 
 fn reference() -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/reference.json")).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/reference.json"
+    ))
+    .unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
@@ -14,7 +18,13 @@ fn vectors(v: &Value) -> Vec<Vec<f32>> {
     v.as_array()
         .unwrap()
         .iter()
-        .map(|r| r.as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect())
+        .map(|r| {
+            r.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap() as f32)
+                .collect()
+        })
         .collect()
 }
 
@@ -30,9 +40,19 @@ fn use_m3_matches_the_reference() {
     let r = reference();
     let dir = fetch::ensure(models::USE_M3, &|m| eprintln!("{m}")).expect("use-m3 weights");
     let model = usem3::UseM3::load(&dir).unwrap();
-    let sentences: Vec<&str> = r["sentences"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    let sentences: Vec<&str> = r["sentences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
     for (s, want) in sentences.iter().zip(r["use_m3_ids"].as_array().unwrap()) {
-        let want: Vec<u32> = want.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect();
+        let want: Vec<u32> = want
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as u32)
+            .collect();
         assert_eq!(model.token_ids(s).unwrap(), want, "token ids of {s:?}");
     }
     let ours = model.embed_passages(&sentences).unwrap();
@@ -49,9 +69,18 @@ fn e5_small_matches_the_reference() {
     let r = reference();
     let dir = fetch::ensure(models::E5_SMALL, &|m| eprintln!("{m}")).expect("e5-small weights");
     let model = mindnet_embed::e5::E5Small::load(&dir).unwrap();
-    let sentences: Vec<&str> = r["sentences"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    let sentences: Vec<&str> = r["sentences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
     let passages = model.embed_passages(&sentences).unwrap();
-    for ((s, a), b) in sentences.iter().zip(&passages).zip(vectors(&r["e5_passage"])) {
+    for ((s, a), b) in sentences
+        .iter()
+        .zip(&passages)
+        .zip(vectors(&r["e5_passage"]))
+    {
         assert_eq!(a.len(), 384);
         let c = cosine(a, &b);
         assert!(c >= 0.999, "passage cosine {c} for {s:?}");

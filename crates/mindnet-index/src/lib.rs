@@ -157,7 +157,11 @@ pub fn sync(
             work.push((b, action, cd, ed));
         }
     }
-    let deletes = if opts.sync_deletes { deletions(&states, &plan) } else { Vec::new() };
+    let deletes = if opts.sync_deletes {
+        deletions(&states, &plan)
+    } else {
+        Vec::new()
+    };
     report.deleted = deletes.len();
 
     let to_embed: usize = work
@@ -175,10 +179,12 @@ pub fn sync(
                 continue;
             }
             let windows: Vec<&str> = b.chunks.iter().map(|c| c.window.as_str()).collect();
-            let v = embedder.embed_passages(&windows).map_err(|source| SyncError::Embed {
-                path: b.note.path.clone(),
-                source,
-            })?;
+            let v = embedder
+                .embed_passages(&windows)
+                .map_err(|source| SyncError::Embed {
+                    path: b.note.path.clone(),
+                    source,
+                })?;
             progress.advance(windows.len());
             report.embedded_chunks += windows.len();
             vectors.push(Some(v));
@@ -219,7 +225,11 @@ pub fn sync(
 /// Stored notes whose file is gone, or that a status now excludes. Notes
 /// whose file exists but could not be read are kept.
 fn deletions(states: &[NoteState], plan: &ImportPlan) -> Vec<String> {
-    let planned: HashSet<&str> = plan.bundles.iter().map(|b| b.note.note_id.as_str()).collect();
+    let planned: HashSet<&str> = plan
+        .bundles
+        .iter()
+        .map(|b| b.note.note_id.as_str())
+        .collect();
     let unreadable: HashSet<&str> = plan
         .skipped
         .iter()

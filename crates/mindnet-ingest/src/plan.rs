@@ -209,7 +209,12 @@ pub fn plan_sources(
         .collect();
     let on_disk: HashSet<String> = entries.iter().map(|e| e.note_id.clone()).collect();
     // Unreadable files keep what the index has of them; status-skipped ones leave.
-    let left: HashSet<&str> = plan.skipped.iter().filter(|s| s.by_status).map(|s| s.path.as_str()).collect();
+    let left: HashSet<&str> = plan
+        .skipped
+        .iter()
+        .filter(|s| s.by_status)
+        .map(|s| s.path.as_str())
+        .collect();
     entries.extend(
         opts.known_notes
             .iter()

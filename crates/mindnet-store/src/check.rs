@@ -1,8 +1,8 @@
 //! The integrity check (IMP-14, the seeds' `edges_full_check`): what a
 //! healthy index never contains, and the payload indexes that exist.
 
-use crate::embedded::{CHUNKS, EDGES, EmbeddedStore, INDEXES, NOTES};
 use crate::StoreError;
+use crate::embedded::{CHUNKS, EDGES, EmbeddedStore, INDEXES, NOTES};
 use mindnet_core::ids::{chunk_id, edge_key, point_id};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -53,7 +53,11 @@ impl EmbeddedStore {
 
         let note_ids: HashSet<&str> = notes.iter().map(|n| s(n, "note_id")).collect();
         let chunk_ids: HashSet<&str> = chunks.iter().map(|c| s(c, "chunk_id")).collect();
-        for (what, list, key) in [("note", &notes, "note_id"), ("chunk", &chunks, "chunk_id"), ("edge", &edges, "edge_id")] {
+        for (what, list, key) in [
+            ("note", &notes, "note_id"),
+            ("chunk", &chunks, "chunk_id"),
+            ("edge", &edges, "edge_id"),
+        ] {
             let mut seen = HashSet::new();
             for m in list {
                 if !seen.insert(s(m, key)) {
@@ -70,7 +74,11 @@ impl EmbeddedStore {
             }
             let ord = c.get("ord").and_then(Value::as_u64).unwrap_or(0) as usize;
             if chunk_id(owner, ord) != id {
-                problem("duplicate_id", id, format!("chunk id does not match note {owner} and ord {ord}"));
+                problem(
+                    "duplicate_id",
+                    id,
+                    format!("chunk id does not match note {owner} and ord {ord}"),
+                );
             }
             by_note.entry(owner).or_default().push((ord, id));
         }
@@ -78,7 +86,13 @@ impl EmbeddedStore {
         let mut structure: HashSet<(String, &str)> = HashSet::new();
         let mut unresolved = 0;
         for e in &edges {
-            let (id, src, dst, kind, owner) = (s(e, "edge_id"), s(e, "source_id"), s(e, "target_id"), s(e, "kind"), s(e, "note_id"));
+            let (id, src, dst, kind, owner) = (
+                s(e, "edge_id"),
+                s(e, "source_id"),
+                s(e, "target_id"),
+                s(e, "kind"),
+                s(e, "note_id"),
+            );
             let section = e.get("target_section").and_then(Value::as_str);
             if point_id(&edge_key(src, dst, kind, section)).to_string() != id {
                 problem("duplicate_id", id, "edge id does not match its key".into());
@@ -87,13 +101,21 @@ impl EmbeddedStore {
                 problem("orphan_edge", id, format!("its owner note {owner} is gone"));
             }
             if !chunk_ids.contains(src) {
-                problem("dangling_edge", id, format!("source chunk {src} does not exist"));
+                problem(
+                    "dangling_edge",
+                    id,
+                    format!("source chunk {src} does not exist"),
+                );
             }
             let resolved = e.get("resolved").and_then(Value::as_bool).unwrap_or(false);
             if !resolved {
                 unresolved += 1;
             } else if !note_ids.contains(dst) && !chunk_ids.contains(dst) {
-                problem("dangling_edge", id, format!("resolved target {dst} does not exist"));
+                problem(
+                    "dangling_edge",
+                    id,
+                    format!("resolved target {dst} does not exist"),
+                );
             }
             if matches!(kind, "belongs_to" | "next" | "prev") {
                 structure.insert((format!("{src}->{dst}"), kind));
@@ -104,10 +126,18 @@ impl EmbeddedStore {
             list.sort();
             for (i, (ord, id)) in list.iter().enumerate() {
                 if *ord != i + 1 {
-                    problem("broken_chain", id, format!("note {owner}: expected chunk {} here, found {ord}", i + 1));
+                    problem(
+                        "broken_chain",
+                        id,
+                        format!("note {owner}: expected chunk {} here, found {ord}", i + 1),
+                    );
                 }
                 if !structure.contains(&(format!("{id}->{owner}"), "belongs_to")) {
-                    problem("missing_belongs_to", id, "chunk without a belongs_to edge".into());
+                    problem(
+                        "missing_belongs_to",
+                        id,
+                        "chunk without a belongs_to edge".into(),
+                    );
                 }
                 if let Some((_, next)) = list.get(i + 1) {
                     if !structure.contains(&(format!("{id}->{next}"), "next")) {
@@ -124,8 +154,15 @@ impl EmbeddedStore {
         let present: BTreeMap<&str, &Vec<String>> = indexes.iter().map(|(n, f)| (*n, f)).collect();
         for (collection, fields) in INDEXES {
             for f in fields {
-                if !present.get(collection).is_some_and(|have| have.iter().any(|h| h == f)) {
-                    problem("missing_index", f, format!("no payload index on {collection}.{f}"));
+                if !present
+                    .get(collection)
+                    .is_some_and(|have| have.iter().any(|h| h == f))
+                {
+                    problem(
+                        "missing_index",
+                        f,
+                        format!("no payload index on {collection}.{f}"),
+                    );
                 }
             }
         }

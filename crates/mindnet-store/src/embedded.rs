@@ -6,11 +6,12 @@ use mindnet_core::ids::point_id;
 use mindnet_core::{Chunk, Edge, Note};
 use qdrant_edge::bm25_embed::{EdgeBm25, EdgeBm25Config};
 use qdrant_edge::{
-    Condition, CountRequest, CreateIndex, Distance, EdgeConfigBuilder, EdgeShard, EdgeSparseVectorParamsBuilder,
-    EdgeVectorParamsBuilder, FieldCondition, FieldIndexOperations, Filter, JsonPath, Match, Modifier,
-    PayloadFieldSchema, PayloadSchemaType, PointId, PointInsertOperations, PointOperations, PointStruct,
-    ScrollRequest, UpdateOperation, ValueVariants, Vector, VectorStructInternal, Vectors, WalOptions,
-    WithPayloadInterface, WithVector,
+    Condition, CountRequest, CreateIndex, Distance, EdgeConfigBuilder, EdgeShard,
+    EdgeSparseVectorParamsBuilder, EdgeVectorParamsBuilder, FieldCondition, FieldIndexOperations,
+    Filter, JsonPath, Match, Modifier, PayloadFieldSchema, PayloadSchemaType, PointId,
+    PointInsertOperations, PointOperations, PointStruct, ScrollRequest, UpdateOperation,
+    ValueVariants, Vector, VectorStructInternal, Vectors, WalOptions, WithPayloadInterface,
+    WithVector,
 };
 use serde_json::{Map, Value};
 use std::num::NonZeroUsize;
@@ -28,7 +29,10 @@ const PAGE: usize = 1024;
 pub const INDEXES: [(&str, &[&str]); 3] = [
     (NOTES, &["note_id", "type", "tags"]),
     (CHUNKS, &["note_id", "chunk_id", "type"]),
-    (EDGES, &["source_id", "target_id", "kind", "scope", "note_id"]),
+    (
+        EDGES,
+        &["source_id", "target_id", "kind", "scope", "note_id"],
+    ),
 ];
 
 pub struct EmbeddedStore {
@@ -43,7 +47,9 @@ pub struct EmbeddedStore {
 
 /// A payload field name as Qdrant's path type; our names are plain identifiers.
 fn jp(field: &str) -> JsonPath {
-    field.parse().unwrap_or_else(|_| panic!("`{field}` is a valid payload path"))
+    field
+        .parse()
+        .unwrap_or_else(|_| panic!("`{field}` is a valid payload path"))
 }
 
 fn note_filter(note_id: &str) -> Filter {
@@ -58,9 +64,9 @@ pub(crate) fn field_filter(field: &str, value: &str) -> Filter {
 }
 
 fn upsert(points: Vec<PointStruct>) -> UpdateOperation {
-    UpdateOperation::PointOperation(PointOperations::UpsertPoints(PointInsertOperations::PointsList(
-        points.into_iter().map(Into::into).collect(),
-    )))
+    UpdateOperation::PointOperation(PointOperations::UpsertPoints(
+        PointInsertOperations::PointsList(points.into_iter().map(Into::into).collect()),
+    ))
 }
 
 fn no_vectors() -> Vectors {
@@ -87,17 +93,23 @@ fn wal() -> WalOptions {
     }
 }
 
-fn open_shard(path: &Path, config: impl FnOnce() -> qdrant_edge::EdgeConfig, indexes: &[&str]) -> Result<EdgeShard, StoreError> {
+fn open_shard(
+    path: &Path,
+    config: impl FnOnce() -> qdrant_edge::EdgeConfig,
+    indexes: &[&str],
+) -> Result<EdgeShard, StoreError> {
     if path.join("edge_config.json").is_file() {
         return Ok(EdgeShard::load(path, None)?);
     }
     std::fs::create_dir_all(path).map_err(|e| io(path, e))?;
     let shard = EdgeShard::new(path, config())?;
     for field in indexes {
-        shard.update(UpdateOperation::FieldIndexOperation(FieldIndexOperations::CreateIndex(CreateIndex {
-            field_name: jp(field),
-            field_schema: Some(PayloadFieldSchema::FieldType(PayloadSchemaType::Keyword)),
-        })))?;
+        shard.update(UpdateOperation::FieldIndexOperation(
+            FieldIndexOperations::CreateIndex(CreateIndex {
+                field_name: jp(field),
+                field_schema: Some(PayloadFieldSchema::FieldType(PayloadSchemaType::Keyword)),
+            }),
+        ))?;
     }
     shard.flush();
     Ok(shard)
@@ -155,7 +167,12 @@ impl EmbeddedStore {
     fn open_with(dir: &Path, meta: StoreMeta) -> Result<Self, StoreError> {
         let root = dir.join("qdrant");
         let dim = meta.model.dim;
-        let indexes = |name: &str| INDEXES.iter().find(|(n, _)| *n == name).map_or(&[][..], |(_, f)| *f);
+        let indexes = |name: &str| {
+            INDEXES
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or(&[][..], |(_, f)| *f)
+        };
         let payload_only = || EdgeConfigBuilder::new().wal_options(wal()).build();
         let notes = open_shard(&root.join(NOTES), payload_only, indexes(NOTES))?;
         let edges = open_shard(&root.join(EDGES), payload_only, indexes(EDGES))?;
@@ -163,8 +180,16 @@ impl EmbeddedStore {
             &root.join(CHUNKS),
             || {
                 EdgeConfigBuilder::new()
-                    .vector(DENSE, EdgeVectorParamsBuilder::new(dim, Distance::Cosine).build())
-                    .sparse_vector(BM25, EdgeSparseVectorParamsBuilder::new().modifier(Modifier::Idf).build())
+                    .vector(
+                        DENSE,
+                        EdgeVectorParamsBuilder::new(dim, Distance::Cosine).build(),
+                    )
+                    .sparse_vector(
+                        BM25,
+                        EdgeSparseVectorParamsBuilder::new()
+                            .modifier(Modifier::Idf)
+                            .build(),
+                    )
                     .wal_options(wal())
                     .build()
             },
@@ -181,7 +206,11 @@ impl EmbeddedStore {
         };
         store.recover()?;
         let all = store.scroll(&store.edges, None, WithPayloadInterface::Bool(true))?;
-        store.graph = GraphIndex::from_edges(all.into_iter().map(decode::<Edge>(EDGES)).collect::<Result<Vec<_>, _>>()?);
+        store.graph = GraphIndex::from_edges(
+            all.into_iter()
+                .map(decode::<Edge>(EDGES))
+                .collect::<Result<Vec<_>, _>>()?,
+        );
         Ok(store)
     }
 
@@ -199,7 +228,10 @@ impl EmbeddedStore {
             Err(e) => return Err(io(&path, e)),
         };
         let ids: Vec<String> = serde_json::from_str(&text).unwrap_or_default();
-        tracing::warn!("an earlier import stopped mid-batch; removing {} incomplete notes", ids.len());
+        tracing::warn!(
+            "an earlier import stopped mid-batch; removing {} incomplete notes",
+            ids.len()
+        );
         for id in &ids {
             self.delete_points(id)?;
         }
@@ -208,11 +240,15 @@ impl EmbeddedStore {
     }
 
     fn delete_points(&self, note_id: &str) -> Result<(), StoreError> {
-        self.notes.update(UpdateOperation::PointOperation(PointOperations::DeletePoints {
-            ids: vec![PointId::Uuid(point_id(note_id))],
-        }))?;
+        self.notes.update(UpdateOperation::PointOperation(
+            PointOperations::DeletePoints {
+                ids: vec![PointId::Uuid(point_id(note_id))],
+            },
+        ))?;
         for shard in [&self.chunks, &self.edges] {
-            shard.update(UpdateOperation::PointOperation(PointOperations::DeletePointsByFilter(note_filter(note_id))))?;
+            shard.update(UpdateOperation::PointOperation(
+                PointOperations::DeletePointsByFilter(note_filter(note_id)),
+            ))?;
         }
         Ok(())
     }
@@ -259,9 +295,11 @@ impl EmbeddedStore {
     /// Payloads of a whole collection (for `mindnet check`).
     pub fn payloads(&self, collection: &str) -> Result<Vec<Map<String, Value>>, StoreError> {
         let with = if collection == NOTES {
-            WithPayloadInterface::Selector(qdrant_edge::PayloadSelector::Exclude(qdrant_edge::PayloadSelectorExclude {
-                exclude: vec![jp("fulltext")],
-            }))
+            WithPayloadInterface::Selector(qdrant_edge::PayloadSelector::Exclude(
+                qdrant_edge::PayloadSelectorExclude {
+                    exclude: vec![jp("fulltext")],
+                },
+            ))
         } else {
             WithPayloadInterface::Bool(true)
         };
@@ -273,7 +311,13 @@ impl EmbeddedStore {
         [NOTES, CHUNKS, EDGES]
             .into_iter()
             .map(|name| {
-                let mut fields: Vec<String> = self.shard(name).info().payload_schema.keys().map(|k| k.to_string()).collect();
+                let mut fields: Vec<String> = self
+                    .shard(name)
+                    .info()
+                    .payload_schema
+                    .keys()
+                    .map(|k| k.to_string())
+                    .collect();
                 fields.sort();
                 (name, fields)
             })
@@ -281,7 +325,9 @@ impl EmbeddedStore {
     }
 
     fn validate(&self, w: &NoteWrite<'_>) -> Result<(), StoreError> {
-        let Some(vectors) = w.vectors else { return Ok(()) };
+        let Some(vectors) = w.vectors else {
+            return Ok(());
+        };
         let want = self.meta.model.dim;
         if vectors.len() != w.chunks.len() {
             return Err(StoreError::Dimension {
@@ -304,7 +350,9 @@ impl EmbeddedStore {
     }
 }
 
-fn decode<T: serde::de::DeserializeOwned>(collection: &'static str) -> impl Fn(Map<String, Value>) -> Result<T, StoreError> {
+fn decode<T: serde::de::DeserializeOwned>(
+    collection: &'static str,
+) -> impl Fn(Map<String, Value>) -> Result<T, StoreError> {
     move |m| {
         serde_json::from_value(Value::Object(m)).map_err(|e| StoreError::Payload {
             collection,
@@ -314,7 +362,10 @@ fn decode<T: serde::de::DeserializeOwned>(collection: &'static str) -> impl Fn(M
 }
 
 fn string_field(m: &Map<String, Value>, k: &str) -> String {
-    m.get(k).and_then(Value::as_str).unwrap_or_default().to_string()
+    m.get(k)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
 }
 
 impl Store for EmbeddedStore {
@@ -323,7 +374,16 @@ impl Store for EmbeddedStore {
     }
 
     fn note_states(&self) -> Result<Vec<NoteState>, StoreError> {
-        let fields = ["note_id", "path", "title", "aliases", "type", "hash", "chunks_digest", "edges_digest"];
+        let fields = [
+            "note_id",
+            "path",
+            "title",
+            "aliases",
+            "type",
+            "hash",
+            "chunks_digest",
+            "edges_digest",
+        ];
         let with = WithPayloadInterface::Fields(fields.iter().map(|f| jp(f)).collect());
         let mut out: Vec<NoteState> = self
             .scroll(&self.notes, None, with)?
@@ -335,7 +395,12 @@ impl Store for EmbeddedStore {
                 aliases: m
                     .get("aliases")
                     .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
                     .unwrap_or_default(),
                 note_type: string_field(&m, "type"),
                 hash: string_field(&m, "hash"),
@@ -347,7 +412,11 @@ impl Store for EmbeddedStore {
         Ok(out)
     }
 
-    fn write_batch(&mut self, writes: &[NoteWrite<'_>], deletes: &[String]) -> Result<(), StoreError> {
+    fn write_batch(
+        &mut self,
+        writes: &[NoteWrite<'_>],
+        deletes: &[String],
+    ) -> Result<(), StoreError> {
         if writes.is_empty() && deletes.is_empty() {
             return Ok(());
         }
@@ -355,8 +424,15 @@ impl Store for EmbeddedStore {
             self.validate(w)?;
         }
         let journal = self.dir.join(JOURNAL);
-        let ids: Vec<&str> = writes.iter().map(|w| w.note.note_id.as_str()).chain(deletes.iter().map(String::as_str)).collect();
-        write_durably(&journal, serde_json::to_string(&ids).unwrap_or_default().as_bytes())?;
+        let ids: Vec<&str> = writes
+            .iter()
+            .map(|w| w.note.note_id.as_str())
+            .chain(deletes.iter().map(String::as_str))
+            .collect();
+        write_durably(
+            &journal,
+            serde_json::to_string(&ids).unwrap_or_default().as_bytes(),
+        )?;
 
         for id in deletes {
             self.delete_points(id)?;
@@ -365,17 +441,32 @@ impl Store for EmbeddedStore {
         let mut edge_points = Vec::new();
         for w in writes {
             let id = &w.note.note_id;
-            self.edges.update(UpdateOperation::PointOperation(PointOperations::DeletePointsByFilter(note_filter(id))))?;
+            self.edges.update(UpdateOperation::PointOperation(
+                PointOperations::DeletePointsByFilter(note_filter(id)),
+            ))?;
             if let Some(vectors) = w.vectors {
-                self.chunks.update(UpdateOperation::PointOperation(PointOperations::DeletePointsByFilter(note_filter(id))))?;
+                self.chunks.update(UpdateOperation::PointOperation(
+                    PointOperations::DeletePointsByFilter(note_filter(id)),
+                ))?;
                 for (c, v) in w.chunks.iter().zip(vectors) {
                     let sparse = self.bm25.embed_document(&c.window);
-                    let vectors = Vectors::new_named([(DENSE, Vector::from(v.clone())), (BM25, Vector::from(sparse))]);
-                    chunk_points.push(PointStruct::new(PointId::Uuid(point_id(&c.chunk_id)), vectors, payload(c, &[])));
+                    let vectors = Vectors::new_named([
+                        (DENSE, Vector::from(v.clone())),
+                        (BM25, Vector::from(sparse)),
+                    ]);
+                    chunk_points.push(PointStruct::new(
+                        PointId::Uuid(point_id(&c.chunk_id)),
+                        vectors,
+                        payload(c, &[]),
+                    ));
                 }
             }
             for e in w.edges {
-                edge_points.push(PointStruct::new(PointId::Uuid(point_id(&e.key())), no_vectors(), payload(e, &[])));
+                edge_points.push(PointStruct::new(
+                    PointId::Uuid(point_id(&e.key())),
+                    no_vectors(),
+                    payload(e, &[]),
+                ));
             }
         }
         for batch in chunk_points.chunks(256) {
@@ -391,8 +482,15 @@ impl Store for EmbeddedStore {
         let note_points: Vec<PointStruct> = writes
             .iter()
             .map(|w| {
-                let extra = [("chunks_digest", w.chunks_digest), ("edges_digest", w.edges_digest)];
-                PointStruct::new(PointId::Uuid(point_id(&w.note.note_id)), no_vectors(), payload(w.note, &extra))
+                let extra = [
+                    ("chunks_digest", w.chunks_digest),
+                    ("edges_digest", w.edges_digest),
+                ];
+                PointStruct::new(
+                    PointId::Uuid(point_id(&w.note.note_id)),
+                    no_vectors(),
+                    payload(w.note, &extra),
+                )
             })
             .collect();
         if !note_points.is_empty() {
@@ -426,7 +524,11 @@ impl Store for EmbeddedStore {
 
     fn chunks_of(&self, note_id: &str) -> Result<Vec<Chunk>, StoreError> {
         let mut v: Vec<Chunk> = self
-            .scroll(&self.chunks, Some(note_filter(note_id)), WithPayloadInterface::Bool(true))?
+            .scroll(
+                &self.chunks,
+                Some(note_filter(note_id)),
+                WithPayloadInterface::Bool(true),
+            )?
             .into_iter()
             .map(decode(CHUNKS))
             .collect::<Result<_, _>>()?;
@@ -436,7 +538,11 @@ impl Store for EmbeddedStore {
 
     fn edges_of(&self, note_id: &str) -> Result<Vec<Edge>, StoreError> {
         let mut v: Vec<Edge> = self
-            .scroll(&self.edges, Some(note_filter(note_id)), WithPayloadInterface::Bool(true))?
+            .scroll(
+                &self.edges,
+                Some(note_filter(note_id)),
+                WithPayloadInterface::Bool(true),
+            )?
             .into_iter()
             .map(decode(EDGES))
             .collect::<Result<_, _>>()?;
@@ -445,7 +551,11 @@ impl Store for EmbeddedStore {
     }
 
     fn note(&self, note_id: &str) -> Result<Option<Note>, StoreError> {
-        let found = self.scroll(&self.notes, Some(note_filter(note_id)), WithPayloadInterface::Bool(true))?;
+        let found = self.scroll(
+            &self.notes,
+            Some(note_filter(note_id)),
+            WithPayloadInterface::Bool(true),
+        )?;
         found.into_iter().next().map(decode(NOTES)).transpose()
     }
 

@@ -44,14 +44,25 @@ impl GraphIndex {
         if self.edges.contains_key(&id) {
             self.remove_edge(&id);
         }
-        self.out_by_chunk.entry(e.source_id.clone()).or_default().push(id.clone());
-        self.out_by_note.entry(e.note_id.clone()).or_default().push(id.clone());
-        self.incoming.entry(e.target_id.clone()).or_default().push(id.clone());
+        self.out_by_chunk
+            .entry(e.source_id.clone())
+            .or_default()
+            .push(id.clone());
+        self.out_by_note
+            .entry(e.note_id.clone())
+            .or_default()
+            .push(id.clone());
+        self.incoming
+            .entry(e.target_id.clone())
+            .or_default()
+            .push(id.clone());
         self.edges.insert(id, e);
     }
 
     fn remove_edge(&mut self, id: &str) {
-        let Some(e) = self.edges.remove(id) else { return };
+        let Some(e) = self.edges.remove(id) else {
+            return;
+        };
         for (map, key) in [
             (&mut self.out_by_chunk, &e.source_id),
             (&mut self.out_by_note, &e.note_id),
@@ -93,7 +104,9 @@ impl GraphIndex {
     }
 
     fn resolve<'a>(&'a self, ids: Option<&'a Vec<String>>) -> impl Iterator<Item = &'a Edge> {
-        ids.into_iter().flatten().filter_map(|id| self.edges.get(id))
+        ids.into_iter()
+            .flatten()
+            .filter_map(|id| self.edges.get(id))
     }
 
     pub fn outgoing_from_chunk(&self, chunk_id: &str) -> impl Iterator<Item = &Edge> {
@@ -112,7 +125,11 @@ impl GraphIndex {
     /// forward, and edges of other notes that point at it backward, with the
     /// inverse kind where the vocabulary has one (IMP-9). Structure edges are
     /// left out.
-    pub fn neighbors<'a>(&'a self, note_id: &'a str, vocab: &'a EdgeVocabulary) -> Vec<Neighbor<'a>> {
+    pub fn neighbors<'a>(
+        &'a self,
+        note_id: &'a str,
+        vocab: &'a EdgeVocabulary,
+    ) -> Vec<Neighbor<'a>> {
         let mut out = Vec::new();
         for e in self.outgoing_from_note(note_id) {
             if vocab.is_structural(&e.kind) || e.target_id == note_id {

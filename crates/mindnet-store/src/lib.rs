@@ -37,12 +37,27 @@ pub enum StoreError {
         requested: String,
         requested_dim: usize,
     },
-    #[error("{path}: the index format {found} is newer than this mindnet understands ({supported})")]
-    Format { path: PathBuf, found: u32, supported: u32 },
-    #[error("a chunk has {got} vector values where the model gives {want}; nothing was written for note {note_id}")]
-    Dimension { note_id: String, got: usize, want: usize },
+    #[error(
+        "{path}: the index format {found} is newer than this mindnet understands ({supported})"
+    )]
+    Format {
+        path: PathBuf,
+        found: u32,
+        supported: u32,
+    },
+    #[error(
+        "a chunk has {got} vector values where the model gives {want}; nothing was written for note {note_id}"
+    )]
+    Dimension {
+        note_id: String,
+        got: usize,
+        want: usize,
+    },
     #[error("corrupt payload in the {collection} collection: {message}")]
-    Payload { collection: &'static str, message: String },
+    Payload {
+        collection: &'static str,
+        message: String,
+    },
 }
 
 impl From<qdrant_edge::OperationError> for StoreError {
@@ -90,7 +105,11 @@ pub trait Store {
     /// Every stored note's identity and digests, for change detection.
     fn note_states(&self) -> Result<Vec<NoteState>, StoreError>;
     /// Writes a batch atomically from a reader's view (see the crate docs).
-    fn write_batch(&mut self, writes: &[NoteWrite<'_>], deletes: &[String]) -> Result<(), StoreError>;
+    fn write_batch(
+        &mut self,
+        writes: &[NoteWrite<'_>],
+        deletes: &[String],
+    ) -> Result<(), StoreError>;
     fn counts(&self) -> Result<Counts, StoreError>;
     fn chunks_of(&self, note_id: &str) -> Result<Vec<Chunk>, StoreError>;
     fn edges_of(&self, note_id: &str) -> Result<Vec<Edge>, StoreError>;
