@@ -25,6 +25,18 @@ pub enum BenchCommand {
         #[arg(long, value_name = "DIR")]
         keep: Option<PathBuf>,
     },
+    /// Embed generated German chunk-sized texts; report chunks per second and peak memory.
+    Embed {
+        /// Embedder name (e5-small, use-m3, ollama:<model>, openai:<model>).
+        #[arg(long, default_value = "e5-small")]
+        model: String,
+        /// Number of texts.
+        #[arg(long, default_value_t = 256)]
+        texts: usize,
+        /// Approximate length of each text in estimated tokens.
+        #[arg(long, default_value_t = 200)]
+        tokens: usize,
+    },
 }
 
 pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
@@ -35,7 +47,49 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             runs,
             keep,
         } => ingest(notes, seed, runs.max(1), keep),
+        BenchCommand::Embed {
+            model,
+            texts,
+            tokens,
+        } => embed(&model, texts, tokens),
     }
+}
+
+/// Peak resident memory of this process (Linux `VmHWM`), in MB.
+pub fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn embed(model: &str, count: usize, tokens: usize) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let embedder = mindnet_embed::open(model, &|m| eprintln!("{m}"))?;
+    let load = started.elapsed().as_secs_f64();
+    let mut rng = vaultgen::Rng::new(7);
+    let texts: Vec<String> = (0..count)
+        .map(|_| {
+            let mut s = String::new();
+            while s.len() < tokens * 4 {
+                vaultgen::sentence(&mut rng, &mut s);
+            }
+            s
+        })
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let t = std::time::Instant::now();
+    for batch in refs.chunks(32) {
+        embedder.embed_passages(batch)?;
+    }
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "{model}: {count} texts of ~{tokens} tokens in {secs:.2} s = {:.1} chunks/s (model load {load:.2} s, {} threads, peak RSS {:.0} MB)",
+        count as f64 / secs,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        peak_rss_mb().unwrap_or(f64::NAN)
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn ingest(notes: usize, seed: u64, runs: usize, keep: Option<PathBuf>) -> Result<ExitCode> {

@@ -54,6 +54,19 @@ pub fn open_embedder(flag: Option<&str>, data: &Path) -> Result<Box<dyn Embedder
             data.display()
         );
     }
+    if let Some(m) = stored {
+        // The index knows the model's identity: load the weights only if
+        // something needs embedding.
+        let id = mindnet_embed::ModelId {
+            name: m.model.name.clone(),
+            dim: m.model.dim,
+        };
+        let opener = move || mindnet_embed::open(&m.model.name, &say);
+        return Ok(Box::new(mindnet_embed::LazyEmbedder::new(
+            id,
+            Box::new(opener),
+        )));
+    }
     mindnet_embed::open(&name, &say).with_context(|| format!("cannot open the embedder `{name}`"))
 }
 

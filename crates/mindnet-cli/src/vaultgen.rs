@@ -165,7 +165,7 @@ fn section_name(j: usize) -> String {
     format!("Abschnitt {j}")
 }
 
-fn sentence(rng: &mut Rng, out: &mut String) {
+pub fn sentence(rng: &mut Rng, out: &mut String) {
     let n = 6 + rng.below(12);
     for k in 0..n {
         let w = rng.pick(WORDS);

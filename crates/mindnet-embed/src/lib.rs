@@ -76,3 +76,52 @@ pub fn open(name: &str, progress: &dyn Fn(&str)) -> Result<Box<dyn Embedder>, Em
         other => http::open(other).ok_or_else(|| EmbedError::UnknownEmbedder(other.to_string()))?,
     }
 }
+
+type Opener = Box<dyn Fn() -> Result<Box<dyn Embedder>, EmbedError> + Send + Sync>;
+
+/// An embedder whose model is loaded on first use. A re-import with nothing
+/// to embed then never pays for loading weights (seconds for e5-small).
+pub struct LazyEmbedder {
+    id: ModelId,
+    open: Opener,
+    model: std::sync::OnceLock<Box<dyn Embedder>>,
+}
+
+impl LazyEmbedder {
+    /// `id` must be what `open` will produce; it is checked on load.
+    pub fn new(id: ModelId, open: Opener) -> Self {
+        LazyEmbedder {
+            id,
+            open,
+            model: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn model(&self) -> Result<&dyn Embedder, EmbedError> {
+        if let Some(m) = self.model.get() {
+            return Ok(m.as_ref());
+        }
+        let m = (self.open)()?;
+        if *m.id() != self.id {
+            return Err(EmbedError::Dimension {
+                got: m.id().dim,
+                want: self.id.dim,
+            });
+        }
+        Ok(self.model.get_or_init(|| m).as_ref())
+    }
+}
+
+impl Embedder for LazyEmbedder {
+    fn id(&self) -> &ModelId {
+        &self.id
+    }
+
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.model()?.embed_passages(texts)
+    }
+
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        self.model()?.embed_query(text)
+    }
+}
