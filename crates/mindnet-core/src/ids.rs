@@ -15,6 +15,15 @@ pub fn note_id_for_path(rel_path: &str) -> String {
     Uuid::new_v5(&NAMESPACE, normalized.as_bytes()).to_string()
 }
 
+/// Lower-case hex of a digest, the one spelling every hash in mindnet uses.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
 pub fn chunk_id(note_id: &str, ord: usize) -> String {
     format!("{note_id}#c{ord:02}")
 }

