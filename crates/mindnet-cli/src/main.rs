@@ -63,7 +63,7 @@ fn init_logging(verbose: u8) {
     let default = match verbose {
         0 => "warn,qdrant_edge=error",
         1 => "info,qdrant_edge=warn",
-        _ => "debug",
+        _ => "debug,qdrant_edge=info,qdrant=info",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));

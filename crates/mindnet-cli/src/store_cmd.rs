@@ -5,7 +5,7 @@ use crate::config::ConfigArgs;
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use mindnet_embed::{Embedder, fetch, models};
-use mindnet_index::{Progress, SyncOptions, SyncReport, sync};
+use mindnet_index::{Progress, SyncOptions, SyncReport, manifest, sync};
 use mindnet_ingest::ImportOptions;
 use mindnet_store::{EmbeddedStore, ModelInfo, Store, StoreMeta};
 use std::io::IsTerminal;
@@ -132,6 +132,17 @@ pub fn index(args: IndexArgs<'_>) -> Result<ExitCode> {
     }
     let config = args.config.load(args.vault)?;
     let embedder = open_embedder(args.embedder, &args.data)?;
+    let sync_opts = SyncOptions {
+        manifest_dir: Some(args.data.clone()),
+        ..args.sync
+    };
+    if let Some(report) =
+        manifest::unchanged(&args.data, args.vault, &config, &args.import, &sync_opts)
+    {
+        tracing::info!("nothing changed since the last import (manifest.json)");
+        let meta = StoreMeta::record_import(&args.data, report.seconds)?;
+        return print_index_report(&args, &meta, &report);
+    }
     let mut store = open_store(&args.data, embedder.as_ref(), &args.import.lang)?;
     let report = sync(
         args.vault,
@@ -139,16 +150,24 @@ pub fn index(args: IndexArgs<'_>) -> Result<ExitCode> {
         &args.import,
         &mut store,
         embedder.as_ref(),
-        &args.sync,
+        &sync_opts,
         &bar(),
     )?;
+    print_index_report(&args, store.meta(), &report)
+}
+
+fn print_index_report(
+    args: &IndexArgs<'_>,
+    meta: &StoreMeta,
+    report: &SyncReport,
+) -> Result<ExitCode> {
     for w in &report.warnings {
         eprintln!("{w}");
     }
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        println!("{}", serde_json::to_string(report)?);
     } else {
-        print_report(args.vault, &args.data, store.meta(), &report);
+        print_report(args.vault, &args.data, meta, report);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -207,7 +226,7 @@ pub fn status(args: StatusArgs) -> Result<ExitCode> {
     if args.json {
         let v = serde_json::json!({
             "data": dir, "model": meta.model.name, "dim": meta.model.dim, "lang": meta.lang,
-            "notes": counts.notes, "chunks": counts.chunks, "edges": counts.edges,
+            "notes": counts.notes, "chunks": counts.chunks, "edges": counts.edges, "unresolved": counts.unresolved,
             "created": meta.created, "last_import": meta.last_import, "last_import_seconds": meta.last_import_seconds,
         });
         println!("{v}");
@@ -219,7 +238,10 @@ pub fn status(args: StatusArgs) -> Result<ExitCode> {
         );
         println!("notes       {}", counts.notes);
         println!("chunks      {}", counts.chunks);
-        println!("edges       {}", counts.edges);
+        println!(
+            "edges       {} ({} unresolved)",
+            counts.edges, counts.unresolved
+        );
         println!("created     {}", meta.created);
         match (&meta.last_import, meta.last_import_seconds) {
             (Some(t), Some(s)) => println!("last import {t} ({s:.2} s)"),

@@ -148,3 +148,102 @@ fn another_embedder_is_refused_and_nothing_changes() {
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["unchanged"], 47);
 }
+
+/// Sets every file's modification time to `age` ago, so that no file is too
+/// recent for the manifest to trust.
+fn age_files(dir: &Path, age: std::time::Duration) {
+    let when = std::time::SystemTime::now() - age;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            age_files(&p, age);
+        } else {
+            let f = std::fs::File::options().append(true).open(&p).unwrap();
+            f.set_modified(when).unwrap();
+        }
+    }
+}
+
+/// An import with `-v`: its report, and whether the manifest let it skip the index.
+fn import_verbose(vault: &Path, extra: &[&str]) -> (Value, bool) {
+    let mut args = vec![
+        "-v",
+        "import",
+        vault.to_str().unwrap(),
+        "--embedder",
+        "use-m3",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let out = run_ok(&args);
+    let skipped =
+        String::from_utf8_lossy(&out.stderr).contains("nothing changed since the last import");
+    (serde_json::from_slice(&out.stdout).unwrap(), skipped)
+}
+
+#[test]
+fn the_manifest_skips_an_unchanged_vault_and_sees_every_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path();
+    copy_dir(&demo_vault(), v);
+    age_files(v, std::time::Duration::from_secs(3600));
+    let first = import(v, &[]);
+    assert_eq!(first["new"], 47);
+
+    let (second, skipped) = import_verbose(v, &[]);
+    assert!(skipped, "an unchanged vault is answered from the manifest");
+    assert_eq!(second["unchanged"], 47);
+    assert_eq!(second["new"], 0);
+    for k in ["notes", "chunks", "edges", "unresolved"] {
+        assert_eq!(first[k], second[k], "{k}");
+    }
+
+    // An edit that keeps the size: the time gives it away.
+    let note = v.join("Werte/Neugier.md");
+    let text = std::fs::read_to_string(&note).unwrap();
+    let edited = text.replacen("Neugier", "NEUGIER", 1);
+    assert_eq!(edited.len(), text.len());
+    std::fs::write(&note, edited).unwrap();
+    age_files(v, std::time::Duration::from_secs(1800));
+    let (third, skipped) = import_verbose(v, &[]);
+    assert!(!skipped);
+    assert_eq!(third["changed"], 1);
+
+    // A just-written file is never trusted by its time alone.
+    std::fs::write(v.join("Neu.md"), "# Neu\n\nEine neue Notiz.\n").unwrap();
+    let (_, skipped) = import_verbose(v, &[]);
+    assert!(!skipped);
+    let (fifth, skipped) = import_verbose(v, &[]);
+    assert!(!skipped, "Neu.md is too recent to trust its time");
+    assert_eq!(fifth["unchanged"], 48);
+
+    // Another configuration: every note is checked again.
+    age_files(v, std::time::Duration::from_secs(900));
+    let types = v.join("types.yaml");
+    let builtin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/types.yaml");
+    std::fs::write(
+        &types,
+        std::fs::read_to_string(builtin).unwrap() + "\n# a comment\n",
+    )
+    .unwrap();
+    let (_, skipped) = import_verbose(v, &[]);
+    assert!(!skipped, "new times");
+    let (_, skipped) = import_verbose(v, &[]);
+    assert!(skipped, "the same times and the same config");
+    let (sixth, skipped) = import_verbose(v, &["--types", types.to_str().unwrap()]);
+    assert!(!skipped);
+    assert_eq!(sixth["unchanged"], 48);
+
+    // A deleted file is seen; with --sync-deletes its note goes, even when the
+    // import before it (without the flag) already saw the file was missing.
+    std::fs::remove_file(v.join("Neu.md")).unwrap();
+    let (seventh, skipped) = import_verbose(v, &[]);
+    assert!(!skipped);
+    assert_eq!(seventh["notes"], 48, "kept without --sync-deletes");
+    let (eighth, skipped) = import_verbose(v, &["--sync-deletes"]);
+    assert!(!skipped);
+    assert_eq!(eighth["deleted"], 1);
+    assert_eq!(eighth["notes"], 47);
+    let (_, skipped) = import_verbose(v, &["--sync-deletes"]);
+    assert!(skipped);
+}

@@ -108,6 +108,8 @@ pub struct TypeRegistry {
     pub path_rules: Vec<PathRule>,
     pub types: BTreeMap<String, TypeConfig>,
     pub matrix: Vec<MatrixRule>,
+    /// The YAML it was read from.
+    pub source: String,
 }
 
 /// Where a note's type came from, for reporting.
@@ -210,6 +212,7 @@ impl TypeRegistry {
             path_rules: file.path_rules,
             types: file.types,
             matrix: file.matrix,
+            source: text.to_string(),
         })
     }
 

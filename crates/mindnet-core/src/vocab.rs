@@ -64,6 +64,8 @@ pub struct EdgeVocabulary {
     kinds: BTreeMap<String, KindInfo>,
     /// Normalised spelling (canonical or alias) → canonical kind.
     lookup: HashMap<String, String>,
+    /// The YAML it was read from: what it means is fixed by its text.
+    source: String,
 }
 
 /// Lower-case, and spaces and hyphens as underscores: `Ausgelöst durch` →
@@ -143,7 +145,13 @@ impl EdgeVocabulary {
         Ok(EdgeVocabulary {
             kinds: file.kinds,
             lookup,
+            source: text.to_string(),
         })
+    }
+
+    /// The YAML text this vocabulary was read from.
+    pub fn source(&self) -> &str {
+        &self.source
     }
 
     pub fn canonicalize(&self, raw: &str) -> Canonical<'_> {

@@ -1,4 +1,4 @@
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// A problem in the user's vault that did not stop the import.
@@ -6,7 +6,7 @@ use std::fmt;
 /// `line` is 1-based; problems with a whole file (binary, too large, a symlink
 /// loop) point at line 1 so that every warning reads `path:line: message` and
 /// editors can jump to it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Warning {
     /// Vault-relative path with `/` separators.
     pub path: String,

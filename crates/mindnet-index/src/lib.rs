@@ -18,8 +18,10 @@ use mindnet_store::{NoteState, NoteWrite, Store, StoreError};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+pub mod manifest;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SyncError {
@@ -27,6 +29,11 @@ pub enum SyncError {
     Ingest(#[from] IngestError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("embedding note {path}: {source}")]
     Embed { path: String, source: EmbedError },
 }
@@ -39,6 +46,8 @@ pub struct SyncOptions {
     pub purge_before_upsert: bool,
     /// Notes per write batch; each batch is one commit.
     pub batch_notes: usize,
+    /// The index folder, to keep `manifest.json` in; `None`: no manifest.
+    pub manifest_dir: Option<PathBuf>,
 }
 
 impl Default for SyncOptions {
@@ -47,11 +56,12 @@ impl Default for SyncOptions {
             sync_deletes: false,
             purge_before_upsert: false,
             batch_notes: 32,
+            manifest_dir: None,
         }
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 pub struct SyncReport {
     pub new: usize,
     pub changed: usize,
@@ -123,12 +133,27 @@ pub fn sync(
     progress: &dyn Progress,
 ) -> Result<SyncReport, SyncError> {
     let started = Instant::now();
+    let stamps = match &opts.manifest_dir {
+        Some(dir) => {
+            manifest::remove(dir).map_err(|source| SyncError::Io {
+                path: manifest::path(dir),
+                source,
+            })?;
+            Some(manifest::stamps(vault)?)
+        }
+        None => None,
+    };
     let states = store.note_states()?;
     let mut import = import.clone();
     if !opts.sync_deletes {
         import.known_notes = known_notes(&states);
     }
+    tracing::debug!(
+        "note states read in {:.3} s",
+        started.elapsed().as_secs_f64()
+    );
     let plan = plan_vault(vault, config, &import)?;
+    tracing::debug!("vault planned at {:.3} s", started.elapsed().as_secs_f64());
     let by_id: HashMap<&str, &NoteState> = states.iter().map(|s| (s.note_id.as_str(), s)).collect();
 
     let mut report = SyncReport::default();
@@ -205,16 +230,20 @@ pub fn sync(
         store.write_batch(&[], &deletes)?;
     }
     progress.finish();
+    tracing::debug!("writes done at {:.3} s", started.elapsed().as_secs_f64());
 
     let counts = store.counts()?;
     report.notes = counts.notes;
     report.chunks = counts.chunks;
     report.edges = counts.edges;
-    report.unresolved = store.graph().edges().filter(|e| !e.resolved).count();
+    report.unresolved = counts.unresolved;
     report.skipped = plan.skipped;
     report.warnings = plan.warnings;
     report.seconds = started.elapsed().as_secs_f64();
     store.finish_import(report.seconds)?;
+    if let (Some(dir), Some(files)) = (&opts.manifest_dir, stamps) {
+        manifest::write(dir, config, &import, files, &report, plan.bundles.len());
+    }
     Ok(report)
 }
 

@@ -31,6 +31,18 @@ impl Config {
             vocab,
         }
     }
+
+    /// Changes whenever either file's text changes: an index built with
+    /// another configuration must be checked note by note.
+    pub fn digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for text in [self.vocab.source(), &self.registry.source] {
+            h.update((text.len() as u64).to_le_bytes());
+            h.update(text.as_bytes());
+        }
+        mindnet_core::ids::hex(&h.finalize())
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -66,7 +78,7 @@ pub struct Timings {
     pub derive: Duration,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Skipped {
     pub path: String,
     pub reason: String,

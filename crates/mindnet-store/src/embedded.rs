@@ -16,6 +16,7 @@ use qdrant_edge::{
 use serde_json::{Map, Value};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 pub const NOTES: &str = "notes";
 pub const CHUNKS: &str = "chunks";
@@ -31,9 +32,19 @@ pub const INDEXES: [(&str, &[&str]); 3] = [
     (CHUNKS, &["note_id", "chunk_id", "type"]),
     (
         EDGES,
-        &["source_id", "target_id", "kind", "scope", "note_id"],
+        &[
+            "source_id",
+            "target_id",
+            "kind",
+            "scope",
+            "note_id",
+            "resolved",
+        ],
     ),
 ];
+
+/// Fields indexed as booleans; every other indexed field is a keyword.
+const BOOL_FIELDS: [&str; 1] = ["resolved"];
 
 pub struct EmbeddedStore {
     dir: PathBuf,
@@ -42,7 +53,9 @@ pub struct EmbeddedStore {
     chunks: EdgeShard,
     edges: EdgeShard,
     bm25: EdgeBm25,
-    graph: GraphIndex,
+    /// Built on first use: an import that changes little never needs it, and
+    /// reading every edge payload is the slowest part of opening a big index.
+    graph: OnceLock<GraphIndex>,
 }
 
 /// A payload field name as Qdrant's path type; our names are plain identifiers.
@@ -98,20 +111,34 @@ fn open_shard(
     config: impl FnOnce() -> qdrant_edge::EdgeConfig,
     indexes: &[&str],
 ) -> Result<EdgeShard, StoreError> {
-    if path.join("edge_config.json").is_file() {
-        return Ok(EdgeShard::load(path, None)?);
-    }
-    std::fs::create_dir_all(path).map_err(|e| io(path, e))?;
-    let shard = EdgeShard::new(path, config())?;
-    for field in indexes {
+    let shard = if path.join("edge_config.json").is_file() {
+        EdgeShard::load(path, None)?
+    } else {
+        std::fs::create_dir_all(path).map_err(|e| io(path, e))?;
+        EdgeShard::new(path, config())?
+    };
+    // Indexes added in later versions are created on an older index too.
+    let existing = shard.info().payload_schema;
+    let missing: Vec<&&str> = indexes
+        .iter()
+        .filter(|f| !existing.keys().any(|k| k.to_string() == **f))
+        .collect();
+    for field in &missing {
+        let schema = if BOOL_FIELDS.contains(field) {
+            PayloadSchemaType::Bool
+        } else {
+            PayloadSchemaType::Keyword
+        };
         shard.update(UpdateOperation::FieldIndexOperation(
             FieldIndexOperations::CreateIndex(CreateIndex {
                 field_name: jp(field),
-                field_schema: Some(PayloadFieldSchema::FieldType(PayloadSchemaType::Keyword)),
+                field_schema: Some(PayloadFieldSchema::FieldType(schema)),
             }),
         ))?;
     }
-    shard.flush();
+    if !missing.is_empty() {
+        shard.flush();
+    }
     Ok(shard)
 }
 
@@ -174,6 +201,7 @@ impl EmbeddedStore {
                 .map_or(&[][..], |(_, f)| *f)
         };
         let payload_only = || EdgeConfigBuilder::new().wal_options(wal()).build();
+        let t = std::time::Instant::now();
         let notes = open_shard(&root.join(NOTES), payload_only, indexes(NOTES))?;
         let edges = open_shard(&root.join(EDGES), payload_only, indexes(EDGES))?;
         let chunks = open_shard(
@@ -195,6 +223,7 @@ impl EmbeddedStore {
             },
             indexes(CHUNKS),
         )?;
+        tracing::debug!("shards loaded in {:.3} s", t.elapsed().as_secs_f64());
         let mut store = EmbeddedStore {
             dir: dir.to_path_buf(),
             bm25: bm25(&meta.lang)?,
@@ -202,15 +231,9 @@ impl EmbeddedStore {
             notes,
             chunks,
             edges,
-            graph: GraphIndex::default(),
+            graph: OnceLock::new(),
         };
         store.recover()?;
-        let all = store.scroll(&store.edges, None, WithPayloadInterface::Bool(true))?;
-        store.graph = GraphIndex::from_edges(
-            all.into_iter()
-                .map(decode::<Edge>(EDGES))
-                .collect::<Result<Vec<_>, _>>()?,
-        );
         Ok(store)
     }
 
@@ -499,26 +522,33 @@ impl Store for EmbeddedStore {
         self.notes.flush();
         std::fs::remove_file(&journal).map_err(|e| io(&journal, e))?;
 
-        for id in deletes {
-            self.graph.remove_note(id);
-        }
-        for w in writes {
-            self.graph.replace_note(&w.note.note_id, w.edges);
+        if let Some(graph) = self.graph.get_mut() {
+            for id in deletes {
+                graph.remove_note(id);
+            }
+            for w in writes {
+                graph.replace_note(&w.note.note_id, w.edges);
+            }
         }
         Ok(())
     }
 
     fn counts(&self) -> Result<Counts, StoreError> {
-        let count = |s: &EdgeShard| -> Result<usize, StoreError> {
+        let count = |s: &EdgeShard, filter: Option<Filter>| -> Result<usize, StoreError> {
             Ok(s.count(CountRequest {
-                filter: None,
+                filter,
                 exact: true,
             })?)
         };
+        let unresolved = Filter::new_must(Condition::Field(FieldCondition::new_match(
+            jp("resolved"),
+            Match::new_value(ValueVariants::Bool(false)),
+        )));
         Ok(Counts {
-            notes: count(&self.notes)?,
-            chunks: count(&self.chunks)?,
-            edges: count(&self.edges)?,
+            notes: count(&self.notes, None)?,
+            chunks: count(&self.chunks, None)?,
+            edges: count(&self.edges, None)?,
+            unresolved: count(&self.edges, Some(unresolved))?,
         })
     }
 
@@ -559,8 +589,23 @@ impl Store for EmbeddedStore {
         found.into_iter().next().map(decode(NOTES)).transpose()
     }
 
-    fn graph(&self) -> &GraphIndex {
-        &self.graph
+    fn graph(&self) -> Result<&GraphIndex, StoreError> {
+        if let Some(g) = self.graph.get() {
+            return Ok(g);
+        }
+        let t = std::time::Instant::now();
+        let edges = self
+            .scroll(&self.edges, None, WithPayloadInterface::Bool(true))?
+            .into_iter()
+            .map(decode::<Edge>(EDGES))
+            .collect::<Result<Vec<_>, _>>()?;
+        let graph = self.graph.get_or_init(|| GraphIndex::from_edges(edges));
+        tracing::debug!(
+            "graph of {} edges built in {:.3} s",
+            graph.len(),
+            t.elapsed().as_secs_f64()
+        );
+        Ok(graph)
     }
 
     fn finish_import(&mut self, seconds: f64) -> Result<(), StoreError> {

@@ -96,6 +96,8 @@ pub struct Counts {
     pub notes: usize,
     pub chunks: usize,
     pub edges: usize,
+    /// Edges whose target note does not exist (yet).
+    pub unresolved: usize,
 }
 
 /// The operations the importer and the retriever need, independent of where
@@ -114,7 +116,8 @@ pub trait Store {
     fn chunks_of(&self, note_id: &str) -> Result<Vec<Chunk>, StoreError>;
     fn edges_of(&self, note_id: &str) -> Result<Vec<Edge>, StoreError>;
     fn note(&self, note_id: &str) -> Result<Option<Note>, StoreError>;
-    fn graph(&self) -> &GraphIndex;
+    /// The edges in memory; loaded on first use.
+    fn graph(&self) -> Result<&GraphIndex, StoreError>;
     /// Records the time of a finished import.
     fn finish_import(&mut self, seconds: f64) -> Result<(), StoreError>;
 }

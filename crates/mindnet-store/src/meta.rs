@@ -30,6 +30,15 @@ impl StoreMeta {
     pub fn read_from(dir: &Path) -> Result<Option<StoreMeta>, StoreError> {
         read(dir)
     }
+
+    /// Notes an import that found nothing to write, without opening the index.
+    pub fn record_import(dir: &Path, seconds: f64) -> Result<StoreMeta, StoreError> {
+        let mut meta = read(dir)?.ok_or_else(|| io(&path(dir), "missing"))?;
+        meta.last_import = Some(now_rfc3339());
+        meta.last_import_seconds = Some(seconds);
+        write(dir, &meta)?;
+        Ok(meta)
+    }
 }
 
 pub fn path(dir: &Path) -> PathBuf {
