@@ -3,6 +3,7 @@
 //! wikilinks (some to sections, some with labels), inline relations, edge
 //! callouts, code blocks and a few unresolved links. Same seed, same vault.
 
+pub use mindnet_core::rng::Rng;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -121,35 +122,6 @@ const KINDS: &[&str] = &[
     "wegen",
     "führte_zu",
 ];
-
-/// splitmix64: small, fast and the same on every platform.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    pub fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
 
 pub struct GeneratedVault {
     pub notes: usize,

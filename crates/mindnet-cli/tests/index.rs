@@ -32,16 +32,7 @@ fn run_ok(args: &[&str]) -> Output {
 }
 
 fn import(vault: &Path, extra: &[&str]) -> Value {
-    let mut args = vec![
-        "import",
-        vault.to_str().unwrap(),
-        "--embedder",
-        "use-m3",
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    let out = run_ok(&args);
-    serde_json::from_slice(&out.stdout).expect("a JSON report")
+    import_verbose(vault, extra).0
 }
 
 fn check(vault: &Path) -> Value {

@@ -8,6 +8,7 @@ pub mod error;
 pub mod ids;
 pub mod model;
 pub mod registry;
+pub mod rng;
 pub mod vocab;
 pub mod warning;
 mod yaml;

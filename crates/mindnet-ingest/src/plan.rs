@@ -7,7 +7,7 @@ use crate::chunk::{ChunkDraft, chunk_note};
 use crate::derive::{ChunkSpan, Deriver, NoteContext};
 use crate::parse::{ParsedNote, parse};
 use crate::resolve::{NoteEntry, Resolver};
-use crate::scan::{SourceFile, scan_vault};
+use crate::scan::scan_vault;
 use crate::source::{DEFAULT_MAX_NOTE_BYTES, SourceText, content_hash, read_source};
 use mindnet_core::ids::{chunk_id, note_id_for_path};
 use mindnet_core::{Chunk, EdgeVocabulary, Note, NoteBundle, Status, TypeRegistry, Warning};
@@ -135,7 +135,7 @@ pub fn plan_vault(
     plan.warnings.extend(scan.warnings);
     let mut files = scan.files;
     if let Some(seed) = opts.shuffle_seed {
-        shuffle(&mut files, seed);
+        mindnet_core::rng::Rng::new(seed).shuffle(&mut files);
     }
 
     let t = Instant::now();
@@ -408,20 +408,4 @@ fn chunks_of(note: &Note, drafts: &[ChunkDraft]) -> Vec<Chunk> {
             status: note.status,
         })
         .collect()
-}
-
-/// A small seeded Fisher–Yates (splitmix64), to avoid a dependency for a test hook.
-fn shuffle(files: &mut [SourceFile], seed: u64) {
-    let mut state = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    for i in (1..files.len()).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        files.swap(i, j);
-    }
 }

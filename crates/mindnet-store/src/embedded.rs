@@ -76,6 +76,14 @@ pub(crate) fn field_filter(field: &str, value: &str) -> Filter {
     )))
 }
 
+/// Removes every point of a shard that belongs to the note.
+fn delete_owned(shard: &EdgeShard, note_id: &str) -> Result<(), StoreError> {
+    shard.update(UpdateOperation::PointOperation(
+        PointOperations::DeletePointsByFilter(note_filter(note_id)),
+    ))?;
+    Ok(())
+}
+
 fn upsert(points: Vec<PointStruct>) -> UpdateOperation {
     UpdateOperation::PointOperation(PointOperations::UpsertPoints(
         PointInsertOperations::PointsList(points.into_iter().map(Into::into).collect()),
@@ -268,12 +276,8 @@ impl EmbeddedStore {
                 ids: vec![PointId::Uuid(point_id(note_id))],
             },
         ))?;
-        for shard in [&self.chunks, &self.edges] {
-            shard.update(UpdateOperation::PointOperation(
-                PointOperations::DeletePointsByFilter(note_filter(note_id)),
-            ))?;
-        }
-        Ok(())
+        delete_owned(&self.chunks, note_id)?;
+        delete_owned(&self.edges, note_id)
     }
 
     fn flush_all(&self) {
@@ -464,13 +468,9 @@ impl Store for EmbeddedStore {
         let mut edge_points = Vec::new();
         for w in writes {
             let id = &w.note.note_id;
-            self.edges.update(UpdateOperation::PointOperation(
-                PointOperations::DeletePointsByFilter(note_filter(id)),
-            ))?;
+            delete_owned(&self.edges, id)?;
             if let Some(vectors) = w.vectors {
-                self.chunks.update(UpdateOperation::PointOperation(
-                    PointOperations::DeletePointsByFilter(note_filter(id)),
-                ))?;
+                delete_owned(&self.chunks, id)?;
                 for (c, v) in w.chunks.iter().zip(vectors) {
                     let sparse = self.bm25.embed_document(&c.window);
                     let vectors = Vectors::new_named([
