@@ -4,6 +4,7 @@
 use anyhow::Result;
 use mindnet_core::{EdgeVocabulary, TypeRegistry};
 use mindnet_ingest::Config;
+use mindnet_retrieve::RetrieverConfig;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -14,6 +15,9 @@ pub struct ConfigArgs {
     /// Edge vocabulary (default: $MINDNET_EDGE_VOCABULARY_FILE, else <VAULT>/.mindnet/config/edge_vocabulary.yaml, else built-in).
     #[arg(long, value_name = "FILE")]
     pub vocabulary: Option<PathBuf>,
+    /// Retriever weights (default: $MINDNET_RETRIEVER_FILE, else <VAULT>/.mindnet/config/retriever.yaml, else built-in).
+    #[arg(long, value_name = "FILE")]
+    pub retriever: Option<PathBuf>,
 }
 
 fn pick(flag: &Option<PathBuf>, env: &str, vault: &Path, file: &str) -> Option<PathBuf> {
@@ -47,5 +51,17 @@ impl ConfigArgs {
             None => TypeRegistry::builtin(&vocab),
         };
         Ok(Config { registry, vocab })
+    }
+
+    pub fn load_retriever(&self, vault: &Path) -> Result<RetrieverConfig> {
+        Ok(
+            match pick(&self.retriever, "MINDNET_RETRIEVER_FILE", vault, "retriever.yaml") {
+                Some(p) => {
+                    tracing::info!("retriever config: {}", p.display());
+                    RetrieverConfig::load(&p)?
+                }
+                None => RetrieverConfig::builtin(),
+            },
+        )
     }
 }

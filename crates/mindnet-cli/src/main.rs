@@ -3,6 +3,7 @@
 mod bench;
 mod config;
 mod import;
+mod query_cmd;
 mod store_cmd;
 mod vaultgen;
 
@@ -27,6 +28,12 @@ struct Cli {
 enum Command {
     /// Index a vault: parse, chunk, derive edges, embed, store (or --dry-run).
     Import(import::ImportArgs),
+    /// Search the index: hybrid retrieval with explanations.
+    Query(query_cmd::QueryArgs),
+    /// Rate a hit of an earlier query (1-5); appended to logs/feedback.jsonl.
+    Feedback(query_cmd::FeedbackArgs),
+    /// Retrieval quality on a question set: recall@k, MRR, nDCG, latency.
+    Eval(query_cmd::EvalArgs),
     /// Counts, model and last import of an index.
     Status(store_cmd::StatusArgs),
     /// Integrity check of an index: dangling edges, orphans, broken chains, indexes.
@@ -44,6 +51,9 @@ fn main() -> ExitCode {
     init_logging(cli.verbose);
     let result = match cli.command {
         Command::Import(args) => import::run(args),
+        Command::Query(args) => query_cmd::query(args),
+        Command::Feedback(args) => query_cmd::feedback(args),
+        Command::Eval(args) => query_cmd::evaluate(args),
         Command::Status(args) => store_cmd::status(args),
         Command::Check(args) => store_cmd::check(args),
         Command::Models(cmd) => store_cmd::models(cmd),

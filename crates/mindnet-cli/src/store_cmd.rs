@@ -124,6 +124,20 @@ pub struct IndexArgs<'a> {
 }
 
 pub fn index(args: IndexArgs<'_>) -> Result<ExitCode> {
+    let (report, meta) = run_index(&args)?;
+    for w in &report.warnings {
+        eprintln!("{w}");
+    }
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print_report(args.vault, &args.data, &meta, &report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Brings the index up to date with the vault; prints nothing but the bar.
+pub fn run_index(args: &IndexArgs<'_>) -> Result<(SyncReport, StoreMeta)> {
     if !args.vault.is_dir() {
         bail!(
             "{}: not a folder; give the vault's root folder",
@@ -134,14 +148,14 @@ pub fn index(args: IndexArgs<'_>) -> Result<ExitCode> {
     let embedder = open_embedder(args.embedder, &args.data)?;
     let sync_opts = SyncOptions {
         manifest_dir: Some(args.data.clone()),
-        ..args.sync
+        ..args.sync.clone()
     };
     if let Some(report) =
         manifest::unchanged(&args.data, args.vault, &config, &args.import, &sync_opts)
     {
         tracing::info!("nothing changed since the last import (manifest.json)");
         let meta = StoreMeta::record_import(&args.data, report.seconds)?;
-        return print_index_report(&args, &meta, &report);
+        return Ok((report, meta));
     }
     let mut store = open_store(&args.data, embedder.as_ref(), &args.import.lang)?;
     let report = sync(
@@ -153,23 +167,7 @@ pub fn index(args: IndexArgs<'_>) -> Result<ExitCode> {
         &sync_opts,
         &bar(),
     )?;
-    print_index_report(&args, store.meta(), &report)
-}
-
-fn print_index_report(
-    args: &IndexArgs<'_>,
-    meta: &StoreMeta,
-    report: &SyncReport,
-) -> Result<ExitCode> {
-    for w in &report.warnings {
-        eprintln!("{w}");
-    }
-    if args.json {
-        println!("{}", serde_json::to_string(report)?);
-    } else {
-        print_report(args.vault, &args.data, meta, report);
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok((report, store.meta().clone()))
 }
 
 fn print_report(vault: &Path, data: &Path, meta: &StoreMeta, r: &SyncReport) {

@@ -11,7 +11,7 @@ pub mod registry;
 pub mod rng;
 pub mod vocab;
 pub mod warning;
-mod yaml;
+pub mod yaml;
 
 pub use error::ConfigError;
 pub use model::{Chunk, Edge, Note, NoteBundle, Provenance, Status};

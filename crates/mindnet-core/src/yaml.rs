@@ -4,7 +4,7 @@ use crate::ConfigError;
 use serde::de::DeserializeOwned;
 use std::path::Path;
 
-pub(crate) fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
+pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
     serde_yaml_ng::from_str(text).map_err(|e| {
         let line = e.location().map(|l| l.line()).unwrap_or(1);
         let message = e.to_string();
@@ -28,7 +28,7 @@ fn field_in_message(message: &str) -> Option<String> {
 /// The 1-based line of a nested key such as `["types", "project", "chunk_profile"]`,
 /// found by following the keys down the file in order. Good enough for the block
 /// style our configuration files use; falls back to the deepest key found.
-pub(crate) fn line_of(text: &str, keys: &[&str]) -> usize {
+pub fn line_of(text: &str, keys: &[&str]) -> usize {
     let mut line_no = 1;
     let mut lines = text.lines().enumerate();
     'keys: for key in keys {
@@ -48,7 +48,7 @@ pub(crate) fn line_of(text: &str, keys: &[&str]) -> usize {
     line_no
 }
 
-pub(crate) fn invalid(
+pub fn invalid(
     path: &Path,
     text: &str,
     keys: &[&str],
@@ -62,7 +62,7 @@ pub(crate) fn invalid(
     }
 }
 
-pub(crate) fn read(path: &Path) -> Result<String, ConfigError> {
+pub fn read(path: &Path) -> Result<String, ConfigError> {
     std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
         path: path.to_path_buf(),
         source,

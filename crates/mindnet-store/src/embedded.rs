@@ -1,9 +1,9 @@
 //! The default store: three Qdrant Edge shards under `<data>/qdrant/`.
 
 use crate::meta::{self, ModelInfo, StoreMeta, io, write_durably};
-use crate::{Counts, GraphIndex, NoteState, NoteWrite, Store, StoreError};
+use crate::{ChunkFilter, ChunkHit, Counts, GraphIndex, NoteState, NoteWrite, Store, StoreError};
 use mindnet_core::ids::point_id;
-use mindnet_core::{Chunk, Edge, Note};
+use mindnet_core::{Chunk, Edge, Note, Status};
 use qdrant_edge::bm25_embed::{EdgeBm25, EdgeBm25Config};
 use qdrant_edge::{
     Condition, CountRequest, CreateIndex, Distance, EdgeConfigBuilder, EdgeShard,
@@ -29,7 +29,7 @@ const PAGE: usize = 1024;
 /// Payload indexes per collection (STO-2).
 pub const INDEXES: [(&str, &[&str]); 3] = [
     (NOTES, &["note_id", "type", "tags"]),
-    (CHUNKS, &["note_id", "chunk_id", "type"]),
+    (CHUNKS, &["note_id", "chunk_id", "type", "status"]),
     (
         EDGES,
         &[
@@ -59,7 +59,7 @@ pub struct EmbeddedStore {
 }
 
 /// A payload field name as Qdrant's path type; our names are plain identifiers.
-fn jp(field: &str) -> JsonPath {
+pub(crate) fn jp(field: &str) -> JsonPath {
     field
         .parse()
         .unwrap_or_else(|_| panic!("`{field}` is a valid payload path"))
@@ -249,6 +249,14 @@ impl EmbeddedStore {
         &self.dir
     }
 
+    pub(crate) fn chunk_shard(&self) -> &EdgeShard {
+        &self.chunks
+    }
+
+    pub(crate) fn bm25_query(&self, text: &str) -> qdrant_edge::SparseVector {
+        self.bm25.embed_query(text)
+    }
+
     /// Undoes a batch a crash interrupted: its notes are removed completely
     /// and will be imported again as new.
     fn recover(&mut self) -> Result<(), StoreError> {
@@ -395,6 +403,18 @@ fn string_field(m: &Map<String, Value>, k: &str) -> String {
         .to_string()
 }
 
+fn strings_field(m: &Map<String, Value>, k: &str) -> Vec<String> {
+    m.get(k)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 impl Store for EmbeddedStore {
     fn meta(&self) -> &StoreMeta {
         &self.meta
@@ -407,6 +427,9 @@ impl Store for EmbeddedStore {
             "title",
             "aliases",
             "type",
+            "status",
+            "tags",
+            "retriever_weight",
             "hash",
             "chunks_digest",
             "edges_digest",
@@ -419,17 +442,14 @@ impl Store for EmbeddedStore {
                 note_id: string_field(&m, "note_id"),
                 path: string_field(&m, "path"),
                 title: string_field(&m, "title"),
-                aliases: m
-                    .get("aliases")
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect()
-                    })
-                    .unwrap_or_default(),
+                aliases: strings_field(&m, "aliases"),
                 note_type: string_field(&m, "type"),
+                status: Status::parse(&string_field(&m, "status")).unwrap_or(Status::Active),
+                tags: strings_field(&m, "tags"),
+                retriever_weight: m
+                    .get("retriever_weight")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(1.0),
                 hash: string_field(&m, "hash"),
                 chunks_digest: string_field(&m, "chunks_digest"),
                 edges_digest: string_field(&m, "edges_digest"),
@@ -606,6 +626,46 @@ impl Store for EmbeddedStore {
             t.elapsed().as_secs_f64()
         );
         Ok(graph)
+    }
+
+    fn search_dense(
+        &self,
+        dense: &[f32],
+        filter: &ChunkFilter,
+        limit: usize,
+    ) -> Result<Vec<ChunkHit>, StoreError> {
+        self.search_dense_impl(dense, filter, limit)
+    }
+
+    fn search_lexical(
+        &self,
+        text: &str,
+        filter: &ChunkFilter,
+        limit: usize,
+    ) -> Result<Vec<ChunkHit>, StoreError> {
+        self.search_lexical_impl(text, filter, limit)
+    }
+
+    fn search_fused(
+        &self,
+        dense: &[f32],
+        text: &str,
+        filter: &ChunkFilter,
+        per_source: usize,
+        rrf_k: usize,
+        limit: usize,
+    ) -> Result<Vec<ChunkHit>, StoreError> {
+        self.search_fused_impl(dense, text, filter, per_source, rrf_k, limit)
+    }
+
+    fn chunks_by_id(&self, ids: &[String]) -> Result<Vec<Chunk>, StoreError> {
+        let points: Vec<PointId> = ids.iter().map(|c| PointId::Uuid(point_id(c))).collect();
+        self.chunks
+            .retrieve(&points, Some(WithPayloadInterface::Bool(true)), None)?
+            .into_iter()
+            .filter_map(|r| r.payload.map(|p| p.0))
+            .map(decode(CHUNKS))
+            .collect()
     }
 
     fn finish_import(&mut self, seconds: f64) -> Result<(), StoreError> {

@@ -12,13 +12,14 @@ mod check;
 mod embedded;
 mod graph;
 mod meta;
+mod search;
 
 pub use check::{CheckReport, Problem};
 pub use embedded::EmbeddedStore;
 pub use graph::{GraphIndex, Neighbor};
-pub use meta::{ModelInfo, StoreMeta};
+pub use meta::{ModelInfo, StoreMeta, now_rfc3339 as meta_now};
 
-use mindnet_core::{Chunk, Edge, Note};
+use mindnet_core::{Chunk, Edge, Note, Status};
 use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
@@ -66,7 +67,8 @@ impl From<qdrant_edge::OperationError> for StoreError {
     }
 }
 
-/// What change detection needs of a stored note, without its full text.
+/// A stored note without its full text: what change detection, link
+/// resolution, filters and hit display need.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NoteState {
     pub note_id: String,
@@ -74,6 +76,9 @@ pub struct NoteState {
     pub title: String,
     pub aliases: Vec<String>,
     pub note_type: String,
+    pub status: Status,
+    pub tags: Vec<String>,
+    pub retriever_weight: f64,
     pub hash: String,
     pub chunks_digest: String,
     pub edges_digest: String,
@@ -100,6 +105,27 @@ pub struct Counts {
     pub unresolved: usize,
 }
 
+/// Which chunks a search may return. Empty lists allow everything.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChunkFilter {
+    /// Any of these note types.
+    pub types: Vec<String>,
+    /// Any of these statuses.
+    pub statuses: Vec<String>,
+    /// Only chunks of these notes ...
+    pub notes: Option<Vec<String>>,
+    /// ... or (either suffices) these chunks.
+    pub chunks: Option<Vec<String>>,
+}
+
+/// A chunk found by a search, with the search's own score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkHit {
+    pub chunk_id: String,
+    pub note_id: String,
+    pub score: f32,
+}
+
 /// The operations the importer and the retriever need, independent of where
 /// Qdrant runs (embedded now; a server later).
 pub trait Store {
@@ -118,6 +144,33 @@ pub trait Store {
     fn note(&self, note_id: &str) -> Result<Option<Note>, StoreError>;
     /// The edges in memory; loaded on first use.
     fn graph(&self) -> Result<&GraphIndex, StoreError>;
+    /// Nearest chunks by cosine similarity of the dense vectors.
+    fn search_dense(
+        &self,
+        dense: &[f32],
+        filter: &ChunkFilter,
+        limit: usize,
+    ) -> Result<Vec<ChunkHit>, StoreError>;
+    /// Best chunks by BM25 (the index language's analyser).
+    fn search_lexical(
+        &self,
+        text: &str,
+        filter: &ChunkFilter,
+        limit: usize,
+    ) -> Result<Vec<ChunkHit>, StoreError>;
+    /// Dense and BM25 candidates (`per_source` each) fused by reciprocal rank
+    /// fusion (`rrf_k`) in one query.
+    fn search_fused(
+        &self,
+        dense: &[f32],
+        text: &str,
+        filter: &ChunkFilter,
+        per_source: usize,
+        rrf_k: usize,
+        limit: usize,
+    ) -> Result<Vec<ChunkHit>, StoreError>;
+    /// Chunks by id, in the order asked; unknown ids are left out.
+    fn chunks_by_id(&self, ids: &[String]) -> Result<Vec<Chunk>, StoreError>;
     /// Records the time of a finished import.
     fn finish_import(&mut self, seconds: f64) -> Result<(), StoreError>;
 }

@@ -1,0 +1,486 @@
+//! `mindnet query`, `mindnet feedback` and `mindnet eval`: the commands that
+//! read an index through the retriever.
+
+use crate::config::ConfigArgs;
+use crate::store_cmd::{DataArgs, IndexArgs, open_embedder, run_index};
+use anyhow::{Context, Result, bail};
+use mindnet_embed::Embedder;
+use mindnet_ingest::{Config, ImportOptions};
+use mindnet_retrieve::eval::{self, Scores};
+use mindnet_retrieve::log::Logs;
+use mindnet_retrieve::{Filters, Lang, Mode, Query, QueryResult, Retriever, RetrieverConfig};
+use mindnet_store::{EmbeddedStore, StoreMeta};
+use serde::Deserialize;
+use std::io::{BufRead, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// What every reading command needs: the vault and its index.
+#[derive(clap::Args, Debug, Clone)]
+pub struct IndexLocation {
+    /// The vault (its index is <VAULT>/.mindnet unless --data says otherwise).
+    #[arg(long, default_value = ".")]
+    pub vault: PathBuf,
+    #[command(flatten)]
+    pub data: DataArgs,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct QueryArgs {
+    /// The question or search text (or use --batch).
+    pub text: Option<String>,
+    #[command(flatten)]
+    pub at: IndexLocation,
+    /// semantic (vectors only) or hybrid (vectors + BM25 + graph).
+    #[arg(long, default_value = "hybrid")]
+    pub mode: Mode,
+    /// Number of hits.
+    #[arg(short, long, default_value_t = 10)]
+    pub k: usize,
+    /// Show the score breakdown and the reasons of each hit.
+    #[arg(long)]
+    pub explain: bool,
+    /// Only notes of this type (repeatable).
+    #[arg(long = "type", value_name = "TYPE")]
+    pub types: Vec<String>,
+    /// Only notes with this tag (repeatable: all must be present).
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// Only notes with this status (repeatable).
+    #[arg(long = "status", value_name = "STATUS")]
+    pub statuses: Vec<String>,
+    /// Only notes whose vault path starts with this (repeatable).
+    #[arg(long = "path", value_name = "PREFIX")]
+    pub paths: Vec<String>,
+    /// The best chunk per note only.
+    #[arg(long)]
+    pub group_by_note: bool,
+    /// No graph expansion (edge bonus and centrality are 0).
+    #[arg(long)]
+    pub no_graph: bool,
+    /// Override the detected intent (why, consequence, empathy, development, fact).
+    #[arg(long)]
+    pub intent: Option<String>,
+    /// Language of the reasons: de or en.
+    #[arg(long, default_value = "de")]
+    pub lang: Lang,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Answer every line {"id", "question"} of a JSON Lines file; prints one
+    /// JSON result per line. The model loads once.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub batch: Option<PathBuf>,
+    /// Embedding model (default: the index's).
+    #[arg(long, value_name = "NAME")]
+    pub embedder: Option<String>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// An index opened for reading, with everything a `Retriever` borrows.
+struct Opened {
+    data: PathBuf,
+    store: EmbeddedStore,
+    embedder: Box<dyn Embedder>,
+    config: Config,
+    retriever: RetrieverConfig,
+}
+
+impl Opened {
+    fn open(at: &IndexLocation, embedder: Option<&str>, config: &ConfigArgs) -> Result<Self> {
+        let data = at.data.dir(&at.vault);
+        let store = EmbeddedStore::open_existing(&data)?;
+        Ok(Opened {
+            embedder: open_embedder(embedder, &data)?,
+            config: config.load(&at.vault)?,
+            retriever: config.load_retriever(&at.vault)?,
+            store,
+            data,
+        })
+    }
+
+    fn retriever(&self) -> Result<Retriever<'_>> {
+        Ok(Retriever::new(
+            &self.store,
+            self.embedder.as_ref(),
+            &self.config.vocab,
+            self.retriever.clone(),
+        )?)
+    }
+}
+
+fn timestamp() -> String {
+    mindnet_store::meta_now()
+}
+
+pub fn query(args: QueryArgs) -> Result<ExitCode> {
+    let opened = Opened::open(&args.at, args.embedder.as_deref(), &args.config)?;
+    let retriever = opened.retriever()?;
+    let logs = Logs::new(&opened.data);
+    let make = |text: &str| Query {
+        text: text.to_string(),
+        mode: args.mode,
+        k: args.k,
+        graph: !args.no_graph,
+        filters: Filters {
+            types: args.types.clone(),
+            tags: args.tags.clone(),
+            statuses: args.statuses.clone(),
+            paths: args.paths.clone(),
+        },
+        group_by_note: args.group_by_note,
+        intent: args.intent.clone(),
+        lang: args.lang,
+    };
+    let run = |text: &str| -> Result<QueryResult> {
+        let r = retriever.query(&make(text))?;
+        logs.record_search(&r, &timestamp())?;
+        Ok(r)
+    };
+
+    if let Some(batch) = &args.batch {
+        #[derive(Deserialize)]
+        struct Line {
+            id: serde_json::Value,
+            question: String,
+        }
+        let f = std::fs::File::open(batch).with_context(|| format!("{}", batch.display()))?;
+        let mut out = BufWriter::new(std::io::stdout().lock());
+        for (i, line) in std::io::BufReader::new(f).lines().enumerate() {
+            let line = line.with_context(|| format!("{}", batch.display()))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let q: Line = serde_json::from_str(&line).with_context(|| {
+                format!(
+                    "{}:{}: expected {{\"id\", \"question\"}}",
+                    batch.display(),
+                    i + 1
+                )
+            })?;
+            let r = run(&q.question)?;
+            let mut v = serde_json::to_value(&r)?;
+            v["id"] = q.id;
+            serde_json::to_writer(&mut out, &v)?;
+            out.write_all(b"\n")?;
+        }
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let Some(text) = args.text.as_deref() else {
+        bail!("give a question, e.g. mindnet query \"Warum …?\", or --batch FILE.jsonl");
+    };
+    let r = run(text)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        print_human(&r, args.explain);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &flat[..i]),
+        None => flat,
+    }
+}
+
+fn print_human(r: &QueryResult, explain: bool) {
+    println!(
+        "query {} · intent {} · {}{} · {:.0} ms (embedding {:.0} ms)",
+        r.query_id,
+        r.intent,
+        serde_json::to_value(r.mode)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        if r.graph { " + graph" } else { "" },
+        r.timings.search_ms + r.timings.embed_ms,
+        r.timings.embed_ms,
+    );
+    if r.hits.is_empty() {
+        println!("no hits");
+    }
+    for (i, h) in r.hits.iter().enumerate() {
+        println!(
+            "{:>2}. {}  ({}, {})  {:.3}",
+            i + 1,
+            h.title,
+            h.note_type,
+            h.path,
+            h.score
+        );
+        if !h.section.is_empty() {
+            println!("    § {}", h.section);
+        }
+        println!("    {}", one_line(&h.text, 160));
+        if explain {
+            let b = &h.score_breakdown;
+            println!(
+                "    score {:.3} = semantic {:.3} + edge {:.3} + centrality {:.3}   [S_sem {:.3} (cos {:.3}, bm25 {:.3}) · W_type {:.2} · M_status {:.2}; B_edge {:.3}; B_cent {:.3}]",
+                b.total,
+                b.semantic,
+                b.edge_bonus,
+                b.centrality,
+                b.s_sem,
+                b.cosine,
+                b.lexical,
+                b.w_type,
+                b.m_status,
+                b.b_edge,
+                b.b_cent
+            );
+            for reason in &h.reasons {
+                println!("    · {reason}");
+            }
+        }
+    }
+    println!("Rate a hit: mindnet feedback {} <chunk or note id> <1-5>", r.query_id);
+}
+
+#[derive(clap::Args, Debug)]
+pub struct FeedbackArgs {
+    /// The query id printed by `mindnet query`.
+    pub query_id: String,
+    /// A hit's chunk id or note id, or `generated_answer`.
+    pub node_id: String,
+    /// 1 (useless) to 5 (exactly right).
+    #[arg(allow_negative_numbers = true)]
+    pub score: i64,
+    #[arg(long)]
+    pub comment: Option<String>,
+    #[command(flatten)]
+    pub at: IndexLocation,
+}
+
+pub fn feedback(args: FeedbackArgs) -> Result<ExitCode> {
+    let data = args.at.data.dir(&args.at.vault);
+    let logs = Logs::new(&data);
+    let fb = logs.record_feedback(
+        &args.query_id,
+        &args.node_id,
+        args.score,
+        args.comment,
+        &timestamp(),
+    )?;
+    println!(
+        "feedback {} for {} on query {} written to {}",
+        fb.score,
+        fb.node_id,
+        fb.query_id,
+        logs.path(mindnet_retrieve::log::FEEDBACK).display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(clap::Args, Debug)]
+pub struct EvalArgs {
+    /// Questions, one JSON object per line, with the question text and
+    /// `gold` (the relevant note names: file names without `.md`).
+    pub questions: PathBuf,
+    /// The vault the questions are about; it is imported (or brought up to
+    /// date) first.
+    #[arg(long)]
+    pub vault: PathBuf,
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// The field holding the question text.
+    #[arg(long, default_value = "question")]
+    pub field: String,
+    #[arg(long, default_value = "hybrid")]
+    pub mode: Mode,
+    /// Only the first N questions.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Embedding model for the import (default: the index's, else e5-small).
+    #[arg(long, value_name = "NAME")]
+    pub embedder: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Gold {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(serde::Serialize)]
+struct EvalRun {
+    graph: bool,
+    summary: eval::Summary,
+    latency_ms: eval::Latency,
+}
+
+#[derive(serde::Serialize)]
+struct EvalReport {
+    questions_file: PathBuf,
+    field: String,
+    mode: Mode,
+    model: String,
+    questions: usize,
+    runs: Vec<EvalRun>,
+    embedding_ms: eval::Latency,
+}
+
+fn note_name(path: &str) -> String {
+    Path::new(path)
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default()
+}
+
+pub fn evaluate(args: EvalArgs) -> Result<ExitCode> {
+    let data = args.data.dir(&args.vault);
+    let (report, meta): (_, StoreMeta) = run_index(&IndexArgs {
+        vault: &args.vault,
+        data: data.clone(),
+        embedder: args.embedder.as_deref(),
+        config: &args.config,
+        import: ImportOptions::default(),
+        sync: Default::default(),
+        json: false,
+    })?;
+    eprintln!(
+        "index {}: {} notes, {} chunks, {} edges ({}, {} new, {} changed)",
+        data.display(),
+        report.notes,
+        report.chunks,
+        report.edges,
+        meta.model.name,
+        report.new,
+        report.changed
+    );
+
+    let text = std::fs::read_to_string(&args.questions)
+        .with_context(|| format!("{}", args.questions.display()))?;
+    let mut questions: Vec<(String, Vec<String>, Option<String>)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let where_ = || format!("{}:{}", args.questions.display(), i + 1);
+        let v: serde_json::Value = serde_json::from_str(line).with_context(where_)?;
+        let q = v[&args.field]
+            .as_str()
+            .with_context(|| format!("{}: no text field `{}`", where_(), args.field))?;
+        let gold = match serde_json::from_value::<Gold>(v["gold"].clone())
+            .with_context(|| format!("{}: `gold` must be a name or a list of names", where_()))?
+        {
+            Gold::One(g) => vec![g],
+            Gold::Many(g) => g,
+        };
+        let qtype = v["type"].as_str().map(str::to_string);
+        questions.push((q.to_string(), gold, qtype));
+    }
+    if let Some(n) = args.limit {
+        questions.truncate(n);
+    }
+
+    let at = IndexLocation {
+        vault: args.vault.clone(),
+        data: args.data.clone(),
+    };
+    let opened = Opened::open(&at, args.embedder.as_deref(), &args.config)?;
+    let retriever = opened.retriever()?;
+    let mut embed_ms = Vec::new();
+    let mut runs: Vec<(bool, Vec<(Option<String>, Scores)>, Vec<f64>)> = vec![
+        (true, Vec::new(), Vec::new()),
+        (false, Vec::new(), Vec::new()),
+    ];
+    for (i, (q, gold, qtype)) in questions.iter().enumerate() {
+        let t = std::time::Instant::now();
+        let vector = retriever.embed(q)?;
+        embed_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        for (graph, scores, latency) in runs.iter_mut() {
+            let mut query = Query::new(q.clone());
+            query.mode = args.mode;
+            query.graph = *graph;
+            query.group_by_note = true;
+            query.k = 10;
+            let r = retriever.search(&query, &vector)?;
+            latency.push(r.timings.search_ms);
+            let ranked: Vec<String> = r.hits.iter().map(|h| note_name(&h.path)).collect();
+            scores.push((qtype.clone(), eval::score(&ranked, gold)));
+        }
+        if (i + 1) % 50 == 0 {
+            eprintln!("{}/{} questions", i + 1, questions.len());
+        }
+    }
+    let report = EvalReport {
+        questions_file: args.questions.clone(),
+        field: args.field.clone(),
+        mode: args.mode,
+        model: meta.model.name.clone(),
+        questions: questions.len(),
+        runs: runs
+            .into_iter()
+            .map(|(graph, scores, latency)| EvalRun {
+                graph,
+                summary: eval::summarize(&scores),
+                latency_ms: eval::latency(&latency),
+            })
+            .collect(),
+        embedding_ms: eval::latency(&embed_ms),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_eval(&report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_eval(r: &EvalReport) {
+    println!(
+        "{} questions from {} (field `{}`), model {}, mode {}",
+        r.questions,
+        r.questions_file.display(),
+        r.field,
+        r.model,
+        serde_json::to_value(r.mode)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    );
+    println!(
+        "{:<22} {:>5} {:>9} {:>9} {:>9} {:>7} {:>8}",
+        "", "n", "recall@1", "recall@5", "recall@10", "MRR", "nDCG@10"
+    );
+    let row = |label: &str, n: usize, s: &Scores| {
+        println!(
+            "{:<22} {:>5} {:>9.3} {:>9.3} {:>9.3} {:>7.3} {:>8.3}",
+            label, n, s.recall_1, s.recall_5, s.recall_10, s.mrr, s.ndcg_10
+        );
+    };
+    for run in &r.runs {
+        let name = if run.graph { "graph" } else { "no graph" };
+        row(&format!("{name}: all"), run.summary.questions, &run.summary.mean);
+        for (t, (n, s)) in &run.summary.by_type {
+            row(&format!("{name}: {t}"), *n, s);
+        }
+    }
+    for run in &r.runs {
+        let l = run.latency_ms;
+        println!(
+            "search latency ({}): p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            if run.graph { "graph" } else { "no graph" },
+            l.p50,
+            l.p95,
+            l.p99,
+            l.max
+        );
+    }
+    let e = r.embedding_ms;
+    println!(
+        "query embedding: p50 {:.1} ms, p95 {:.1} ms (not included above)",
+        e.p50, e.p95
+    );
+}

@@ -1,0 +1,140 @@
+//! `config/retriever.yaml`: every weight of the score (RET-2) and the intent
+//! boosts (RET-3). Built into the binary; a file can replace it.
+
+use mindnet_core::{ConfigError, Status, yaml};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub const DEFAULT_YAML: &str = include_str!("../../../config/retriever.yaml");
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetrieverConfig {
+    pub version: u32,
+    pub weights: Weights,
+    /// Share of BM25 in S_sem in hybrid mode.
+    pub lexical_share: f64,
+    pub status: BTreeMap<String, f64>,
+    pub provenance: BTreeMap<String, f64>,
+    pub kinds: BTreeMap<String, f64>,
+    pub seeds: Seeds,
+    pub expansion: Expansion,
+    pub intents: BTreeMap<String, Intent>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Weights {
+    pub semantic: f64,
+    pub edge: f64,
+    pub centrality: f64,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Seeds {
+    pub per_source: usize,
+    pub rrf_k: usize,
+    pub fused: usize,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expansion {
+    pub depth: usize,
+    pub max_notes: usize,
+    pub relevant: usize,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Intent {
+    #[serde(default)]
+    pub patterns: Vec<String>,
+    #[serde(default)]
+    pub boosts: BTreeMap<String, f64>,
+}
+
+/// The intent used when no pattern matches.
+pub const FALLBACK_INTENT: &str = "fact";
+
+impl RetrieverConfig {
+    pub fn builtin() -> Self {
+        Self::from_yaml(Path::new("<built-in retriever.yaml>"), DEFAULT_YAML)
+            .expect("the built-in retriever config is valid (checked by a test)")
+    }
+
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = yaml::read(path)?;
+        Self::from_yaml(path, &text)
+    }
+
+    pub fn from_yaml(path: &Path, text: &str) -> Result<Self, ConfigError> {
+        let c: RetrieverConfig = yaml::parse(path, text)?;
+        let invalid = |field: &str, message: String| yaml::invalid(path, text, &[field], message);
+        if !(0.0..=1.0).contains(&c.lexical_share) {
+            return Err(invalid(
+                "lexical_share",
+                format!("must be between 0 and 1, not {}", c.lexical_share),
+            ));
+        }
+        if c.seeds.fused == 0 || c.seeds.per_source == 0 {
+            return Err(invalid("seeds", "seed counts must be at least 1".into()));
+        }
+        if !c.intents.contains_key(FALLBACK_INTENT) {
+            return Err(invalid(
+                "intents",
+                format!("the intent `{FALLBACK_INTENT}` (the fallback) is missing"),
+            ));
+        }
+        Ok(c)
+    }
+
+    /// M_status.
+    pub fn status_modifier(&self, status: Status) -> f64 {
+        self.status.get(status.as_str()).copied().unwrap_or(1.0)
+    }
+
+    pub fn provenance_weight(&self, provenance: &str) -> f64 {
+        self.provenance.get(provenance).copied().unwrap_or(1.0)
+    }
+
+    pub fn kind_weight(&self, kind: &str) -> f64 {
+        self.kinds
+            .get(kind)
+            .or_else(|| self.kinds.get("default"))
+            .copied()
+            .unwrap_or(1.0)
+    }
+
+    pub fn intent_boost(&self, intent: &str, kind: &str) -> f64 {
+        self.intents
+            .get(intent)
+            .and_then(|i| i.boosts.get(kind))
+            .copied()
+            .unwrap_or(1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_config_is_valid() {
+        let c = RetrieverConfig::builtin();
+        assert_eq!(c.weights.semantic, 1.0);
+        assert_eq!(c.status_modifier(Status::Draft), 0.7);
+        assert_eq!(c.intent_boost("why", "caused_by"), 2.0);
+        assert_eq!(c.kind_weight("an_unlisted_kind"), c.kinds["default"]);
+    }
+
+    #[test]
+    fn a_bad_value_names_file_line_and_field() {
+        let text = DEFAULT_YAML.replace("lexical_share: 0.3", "lexical_share: 3");
+        let err = RetrieverConfig::from_yaml(Path::new("r.yaml"), &text).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("r.yaml") && msg.contains("lexical_share"), "{msg}");
+    }
+}

@@ -1,0 +1,116 @@
+//! Human-readable reasons (RET-4), generated only from the score breakdown
+//! and the links that produced it, so a reason never claims what the score
+//! did not use. German by default, English on request.
+
+use crate::{Retriever, ScoreBreakdown};
+use mindnet_store::NoteState;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    #[default]
+    De,
+    En,
+}
+
+impl std::str::FromStr for Lang {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "de" => Ok(Lang::De),
+            "en" => Ok(Lang::En),
+            other => Err(format!("unknown language `{other}` (de or en)")),
+        }
+    }
+}
+
+/// An edge between a hit's note and a relevant note, for the reasons.
+#[derive(Debug, Clone)]
+pub(crate) struct Link {
+    pub title: String,
+    pub kind: String,
+    pub contribution: f64,
+}
+
+impl Link {
+    pub fn new(r: &Retriever<'_>, note_id: &str, kind: &str, contribution: f64) -> Self {
+        Link {
+            title: r
+                .note(note_id)
+                .map_or_else(|| note_id.to_string(), |n| n.title.clone()),
+            kind: kind.to_string(),
+            contribution,
+        }
+    }
+}
+
+const MAX_LINKS: usize = 3;
+
+pub(crate) fn reasons(
+    lang: Lang,
+    note: &NoteState,
+    b: &ScoreBreakdown,
+    from: &[Link],
+    to: &[Link],
+    graph: bool,
+) -> Vec<String> {
+    let de = lang == Lang::De;
+    let mut out = Vec::new();
+
+    let level = match b.s_sem {
+        s if s >= 0.8 => ["sehr hohe", "very high"],
+        s if s >= 0.6 => ["hohe", "high"],
+        s if s >= 0.4 => ["mittlere", "moderate"],
+        _ => ["geringe", "low"],
+    };
+    out.push(if de {
+        format!("{} inhaltliche Übereinstimmung ({:.2})", level[0], b.s_sem)
+    } else {
+        format!("{} textual match ({:.2})", level[1], b.s_sem)
+    });
+
+    let t = &note.note_type;
+    if b.w_type >= 0.9 {
+        out.push(if de {
+            format!("bevorzugt als {t} (×{:.2})", b.w_type)
+        } else {
+            format!("preferred because {t} (×{:.2})", b.w_type)
+        });
+    } else if b.w_type < 0.7 {
+        out.push(if de {
+            format!("gedämpft als {t} (×{:.2})", b.w_type)
+        } else {
+            format!("damped because {t} (×{:.2})", b.w_type)
+        });
+    }
+
+    if graph {
+        for l in to.iter().take(MAX_LINKS) {
+            out.push(if de {
+                format!("verweist auf {}", l.title)
+            } else {
+                format!("points to {}", l.title)
+            });
+        }
+        let mut from: Vec<&Link> = from.iter().collect();
+        from.sort_by(|a, b| b.contribution.total_cmp(&a.contribution).then(a.title.cmp(&b.title)));
+        for l in from.into_iter().take(MAX_LINKS) {
+            out.push(if de {
+                format!("wird referenziert von {} ({})", l.title, l.kind)
+            } else {
+                format!("referenced by {} ({})", l.title, l.kind)
+            });
+        }
+    }
+
+    if b.m_status < 1.0 {
+        let status = note.status.as_str();
+        out.push(match (de, status) {
+            (true, "draft") => format!("Entwurf, abgewertet (×{:.2})", b.m_status),
+            (true, _) => format!("Status {status}, abgewertet (×{:.2})", b.m_status),
+            (false, _) => format!("{status}, down-weighted (×{:.2})", b.m_status),
+        });
+    }
+    out
+}

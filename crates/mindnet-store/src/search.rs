@@ -1,0 +1,152 @@
+//! Chunk searches for the retriever: dense, lexical (BM25) and both fused by
+//! reciprocal rank fusion in one Qdrant query. Results carry the chunk and
+//! note ids (read from the payload), so callers never see Qdrant's point ids.
+
+use crate::embedded::{BM25, DENSE, EmbeddedStore, jp};
+use crate::{ChunkFilter, ChunkHit, StoreError};
+use mindnet_core::ids::point_id;
+use qdrant_edge::{
+    Condition, FieldCondition, Filter, Fusion, HasIdCondition, Match, NamedQuery, PointId,
+    Prefetch, QueryEnum, QueryRequest, ScoredPoint, ScoringQuery, SparseVector, VectorInternal,
+    WithPayloadInterface, WithVector,
+};
+
+fn any_of(field: &str, values: &[String]) -> Condition {
+    Condition::Field(FieldCondition::new_match(
+        jp(field),
+        Match::from(values.to_vec()),
+    ))
+}
+
+/// The Qdrant filter of a `ChunkFilter`; `None` when it allows everything.
+fn to_filter(f: &ChunkFilter) -> Option<Filter> {
+    let mut must = Vec::new();
+    if !f.types.is_empty() {
+        must.push(any_of("type", &f.types));
+    }
+    if !f.statuses.is_empty() {
+        must.push(any_of("status", &f.statuses));
+    }
+    let mut scope = Vec::new();
+    if let Some(notes) = &f.notes {
+        scope.push(any_of("note_id", notes));
+    }
+    if let Some(chunks) = &f.chunks {
+        let ids: HasIdCondition = chunks
+            .iter()
+            .map(|c| PointId::Uuid(point_id(c)))
+            .collect();
+        scope.push(Condition::HasId(ids));
+    }
+    if !scope.is_empty() {
+        must.push(Condition::Filter(Filter {
+            should: Some(scope),
+            ..Default::default()
+        }));
+    }
+    (!must.is_empty()).then(|| Filter {
+        must: Some(must),
+        ..Default::default()
+    })
+}
+
+fn nearest(using: &str, v: VectorInternal) -> ScoringQuery {
+    ScoringQuery::Vector(QueryEnum::Nearest(NamedQuery {
+        query: v,
+        using: Some(using.to_string()),
+    }))
+}
+
+fn ids_payload() -> WithPayloadInterface {
+    WithPayloadInterface::Fields(vec![jp("chunk_id"), jp("note_id")])
+}
+
+fn to_hits(points: Vec<ScoredPoint>) -> Vec<ChunkHit> {
+    points
+        .into_iter()
+        .filter_map(|p| {
+            let payload = p.payload?.0;
+            let field = |k: &str| payload.get(k)?.as_str().map(str::to_string);
+            Some(ChunkHit {
+                chunk_id: field("chunk_id")?,
+                note_id: field("note_id")?,
+                score: p.score,
+            })
+        })
+        .collect()
+}
+
+impl EmbeddedStore {
+    fn sparse_query(&self, text: &str) -> VectorInternal {
+        let v: SparseVector = self.bm25_query(text);
+        VectorInternal::from(v)
+    }
+
+    fn run(
+        &self,
+        query: ScoringQuery,
+        prefetches: Vec<Prefetch>,
+        filter: &ChunkFilter,
+        limit: usize,
+    ) -> Result<Vec<ChunkHit>, StoreError> {
+        let points = self.chunk_shard().query(QueryRequest {
+            prefetches,
+            query: Some(query),
+            filter: to_filter(filter),
+            score_threshold: None,
+            limit,
+            offset: 0,
+            params: None,
+            with_vector: WithVector::Bool(false),
+            with_payload: ids_payload(),
+        })?;
+        Ok(to_hits(points))
+    }
+
+    pub(crate) fn search_dense_impl(
+        &self,
+        dense: &[f32],
+        filter: &ChunkFilter,
+        limit: usize,
+    ) -> Result<Vec<ChunkHit>, StoreError> {
+        let q = nearest(DENSE, VectorInternal::from(dense.to_vec()));
+        self.run(q, Vec::new(), filter, limit)
+    }
+
+    pub(crate) fn search_lexical_impl(
+        &self,
+        text: &str,
+        filter: &ChunkFilter,
+        limit: usize,
+    ) -> Result<Vec<ChunkHit>, StoreError> {
+        self.run(nearest(BM25, self.sparse_query(text)), Vec::new(), filter, limit)
+    }
+
+    pub(crate) fn search_fused_impl(
+        &self,
+        dense: &[f32],
+        text: &str,
+        filter: &ChunkFilter,
+        per_source: usize,
+        rrf_k: usize,
+        limit: usize,
+    ) -> Result<Vec<ChunkHit>, StoreError> {
+        let prefetch = |query: ScoringQuery| Prefetch {
+            prefetches: Vec::new(),
+            query: Some(query),
+            limit: per_source,
+            params: None,
+            filter: to_filter(filter),
+            score_threshold: None,
+        };
+        let prefetches = vec![
+            prefetch(nearest(DENSE, VectorInternal::from(dense.to_vec()))),
+            prefetch(nearest(BM25, self.sparse_query(text))),
+        ];
+        let fusion = ScoringQuery::Fusion(Fusion::Rrf {
+            k: rrf_k,
+            weights: None,
+        });
+        self.run(fusion, prefetches, &ChunkFilter::default(), limit)
+    }
+}
