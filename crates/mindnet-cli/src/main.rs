@@ -82,3 +82,12 @@ fn init_logging(verbose: u8) {
         .with_writer(std::io::stderr)
         .init();
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}

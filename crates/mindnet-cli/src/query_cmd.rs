@@ -41,16 +41,16 @@ pub struct QueryArgs {
     #[arg(long)]
     pub explain: bool,
     /// Only notes of this type (repeatable).
-    #[arg(long = "type", value_name = "TYPE")]
-    pub types: Vec<String>,
+    #[arg(long = "type", id = "note_type", value_name = "TYPE")]
+    pub note_types: Vec<String>,
     /// Only notes with this tag (repeatable: all must be present).
-    #[arg(long = "tag", value_name = "TAG")]
+    #[arg(long = "tag", id = "tag", value_name = "TAG")]
     pub tags: Vec<String>,
     /// Only notes with this status (repeatable).
-    #[arg(long = "status", value_name = "STATUS")]
+    #[arg(long = "status", id = "status", value_name = "STATUS")]
     pub statuses: Vec<String>,
     /// Only notes whose vault path starts with this (repeatable).
-    #[arg(long = "path", value_name = "PREFIX")]
+    #[arg(long = "path", id = "path_prefix", value_name = "PREFIX")]
     pub paths: Vec<String>,
     /// The best chunk per note only.
     #[arg(long)]
@@ -124,7 +124,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         k: args.k,
         graph: !args.no_graph,
         filters: Filters {
-            types: args.types.clone(),
+            types: args.note_types.clone(),
             tags: args.tags.clone(),
             statuses: args.statuses.clone(),
             paths: args.paths.clone(),

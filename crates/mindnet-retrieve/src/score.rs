@@ -168,7 +168,15 @@ pub(crate) fn rank(
             },
         );
     }
+    // Both signals relative to this query's candidates: embedders differ in
+    // their cosine ranges (e5 ~0.7–0.9, USE ~0–0.5), BM25 has no upper bound.
     let best_bm25 = candidates.values().map(|c| c.bm25).fold(0.0, f64::max);
+    let (lo, hi) = candidates
+        .values()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| {
+            (lo.min(c.cosine), hi.max(c.cosine))
+        });
+    let relative_cosine = |c: f64| if hi > lo { (c - lo) / (hi - lo) } else { 1.0 };
     let share = match q.mode {
         Mode::Hybrid => cfg.lexical_share,
         Mode::Semantic => 0.0,
@@ -190,7 +198,7 @@ pub(crate) fn rank(
             continue;
         };
         let lexical = if best_bm25 > 0.0 { c.bm25 / best_bm25 } else { 0.0 };
-        let s_sem = (1.0 - share) * c.cosine + share * lexical;
+        let s_sem = (1.0 - share) * relative_cosine(c.cosine) + share * lexical;
         let w_type = note.retriever_weight.max(0.0);
         let m_status = cfg.status_modifier(note.status);
         let semantic = cfg.weights.semantic * s_sem * w_type * m_status;
