@@ -55,7 +55,12 @@ impl ConfigArgs {
 
     pub fn load_retriever(&self, vault: &Path) -> Result<RetrieverConfig> {
         Ok(
-            match pick(&self.retriever, "MINDNET_RETRIEVER_FILE", vault, "retriever.yaml") {
+            match pick(
+                &self.retriever,
+                "MINDNET_RETRIEVER_FILE",
+                vault,
+                "retriever.yaml",
+            ) {
                 Some(p) => {
                     tracing::info!("retriever config: {}", p.display());
                     RetrieverConfig::load(&p)?

@@ -239,7 +239,10 @@ fn print_human(r: &QueryResult, explain: bool) {
             }
         }
     }
-    println!("Rate a hit: mindnet feedback {} <chunk or note id> <1-5>", r.query_id);
+    println!(
+        "Rate a hit: mindnet feedback {} <chunk or note id> <1-5>",
+        r.query_id
+    );
 }
 
 #[derive(clap::Args, Debug)]
@@ -391,24 +394,34 @@ pub fn evaluate(args: EvalArgs) -> Result<ExitCode> {
     let opened = Opened::open(&at, args.embedder.as_deref(), &args.config)?;
     let retriever = opened.retriever()?;
     let mut embed_ms = Vec::new();
-    let mut runs: Vec<(bool, Vec<(Option<String>, Scores)>, Vec<f64>)> = vec![
-        (true, Vec::new(), Vec::new()),
-        (false, Vec::new(), Vec::new()),
-    ];
+    /// One arm of the A/B: per question its type and scores, and latencies.
+    struct Arm {
+        graph: bool,
+        scores: Vec<(Option<String>, Scores)>,
+        latency: Vec<f64>,
+    }
+    let mut runs: Vec<Arm> = [true, false]
+        .into_iter()
+        .map(|graph| Arm {
+            graph,
+            scores: Vec::new(),
+            latency: Vec::new(),
+        })
+        .collect();
     for (i, (q, gold, qtype)) in questions.iter().enumerate() {
         let t = std::time::Instant::now();
         let vector = retriever.embed(q)?;
         embed_ms.push(t.elapsed().as_secs_f64() * 1000.0);
-        for (graph, scores, latency) in runs.iter_mut() {
+        for arm in runs.iter_mut() {
             let mut query = Query::new(q.clone());
             query.mode = args.mode;
-            query.graph = *graph;
+            query.graph = arm.graph;
             query.group_by_note = true;
             query.k = 10;
             let r = retriever.search(&query, &vector)?;
-            latency.push(r.timings.search_ms);
+            arm.latency.push(r.timings.search_ms);
             let ranked: Vec<String> = r.hits.iter().map(|h| note_name(&h.path)).collect();
-            scores.push((qtype.clone(), eval::score(&ranked, gold)));
+            arm.scores.push((qtype.clone(), eval::score(&ranked, gold)));
         }
         if (i + 1) % 50 == 0 {
             eprintln!("{}/{} questions", i + 1, questions.len());
@@ -422,10 +435,10 @@ pub fn evaluate(args: EvalArgs) -> Result<ExitCode> {
         questions: questions.len(),
         runs: runs
             .into_iter()
-            .map(|(graph, scores, latency)| EvalRun {
-                graph,
-                summary: eval::summarize(&scores),
-                latency_ms: eval::latency(&latency),
+            .map(|arm| EvalRun {
+                graph: arm.graph,
+                summary: eval::summarize(&arm.scores),
+                latency_ms: eval::latency(&arm.latency),
             })
             .collect(),
         embedding_ms: eval::latency(&embed_ms),
@@ -462,7 +475,11 @@ fn print_eval(r: &EvalReport) {
     };
     for run in &r.runs {
         let name = if run.graph { "graph" } else { "no graph" };
-        row(&format!("{name}: all"), run.summary.questions, &run.summary.mean);
+        row(
+            &format!("{name}: all"),
+            run.summary.questions,
+            &run.summary.mean,
+        );
         for (t, (n, s)) in &run.summary.by_type {
             row(&format!("{name}: {t}"), *n, s);
         }

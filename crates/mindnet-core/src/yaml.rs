@@ -48,12 +48,7 @@ pub fn line_of(text: &str, keys: &[&str]) -> usize {
     line_no
 }
 
-pub fn invalid(
-    path: &Path,
-    text: &str,
-    keys: &[&str],
-    message: impl Into<String>,
-) -> ConfigError {
+pub fn invalid(path: &Path, text: &str, keys: &[&str], message: impl Into<String>) -> ConfigError {
     ConfigError::Invalid {
         path: path.to_path_buf(),
         line: line_of(text, keys),

@@ -135,6 +135,9 @@ mod tests {
         let text = DEFAULT_YAML.replace("lexical_share: 0.3", "lexical_share: 3");
         let err = RetrieverConfig::from_yaml(Path::new("r.yaml"), &text).unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains("r.yaml") && msg.contains("lexical_share"), "{msg}");
+        assert!(
+            msg.contains("r.yaml") && msg.contains("lexical_share"),
+            "{msg}"
+        );
     }
 }

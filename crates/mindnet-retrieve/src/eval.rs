@@ -21,9 +21,8 @@ pub fn score(ranked: &[String], gold: &[String]) -> Scores {
         return Scores::default();
     }
     let is_gold = |n: &String| gold.contains(n);
-    let recall = |k: usize| {
-        ranked.iter().take(k).filter(|n| is_gold(n)).count() as f64 / gold.len() as f64
-    };
+    let recall =
+        |k: usize| ranked.iter().take(k).filter(|n| is_gold(n)).count() as f64 / gold.len() as f64;
     let mrr = ranked
         .iter()
         .position(is_gold)

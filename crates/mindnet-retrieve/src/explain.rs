@@ -94,7 +94,11 @@ pub(crate) fn reasons(
             });
         }
         let mut from: Vec<&Link> = from.iter().collect();
-        from.sort_by(|a, b| b.contribution.total_cmp(&a.contribution).then(a.title.cmp(&b.title)));
+        from.sort_by(|a, b| {
+            b.contribution
+                .total_cmp(&a.contribution)
+                .then(a.title.cmp(&b.title))
+        });
         for l in from.into_iter().take(MAX_LINKS) {
             out.push(if de {
                 format!("wird referenziert von {} ({})", l.title, l.kind)

@@ -11,7 +11,10 @@ fn normalize(text: &str) -> String {
         .chars()
         .map(|c| if c.is_alphanumeric() { c } else { ' ' })
         .collect();
-    format!(" {} ", lower.split_whitespace().collect::<Vec<_>>().join(" "))
+    format!(
+        " {} ",
+        lower.split_whitespace().collect::<Vec<_>>().join(" ")
+    )
 }
 
 pub fn detect(config: &RetrieverConfig, query: &str) -> String {

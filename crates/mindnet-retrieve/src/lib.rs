@@ -178,7 +178,9 @@ fn random_uuid() -> String {
         );
         half.copy_from_slice(&h.finish().to_le_bytes());
     }
-    uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
+    uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .to_string()
 }
 
 /// A store opened for queries, with the note catalog in memory.

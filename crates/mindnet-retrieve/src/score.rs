@@ -41,7 +41,10 @@ struct Reading<'g> {
 impl Retriever<'_> {
     /// Content edges of a note, each read as arriving at it (where the
     /// vocabulary allows that reading), and the notes it links to.
-    fn readings<'g>(&'g self, note: &'g str) -> Result<(Vec<Reading<'g>>, Vec<&'g str>), RetrieveError> {
+    fn readings<'g>(
+        &'g self,
+        note: &'g str,
+    ) -> Result<(Vec<Reading<'g>>, Vec<&'g str>), RetrieveError> {
         let graph = self.store.graph()?;
         let mut incoming = Vec::new();
         let mut outgoing = Vec::new();
@@ -77,7 +80,11 @@ impl Retriever<'_> {
     }
 
     /// Notes reachable from the seeds within `depth` hops, in the order found.
-    fn expand(&self, seeds: &[String], filter: &crate::Filters) -> Result<Vec<String>, RetrieveError> {
+    fn expand(
+        &self,
+        seeds: &[String],
+        filter: &crate::Filters,
+    ) -> Result<Vec<String>, RetrieveError> {
         let cfg = self.config.expansion;
         let mut seen: HashSet<String> = seeds.iter().cloned().collect();
         let mut frontier: Vec<String> = seeds.to_vec();
@@ -197,7 +204,11 @@ pub(crate) fn rank(
         let Some(note) = r.notes.get(&c.note_id) else {
             continue;
         };
-        let lexical = if best_bm25 > 0.0 { c.bm25 / best_bm25 } else { 0.0 };
+        let lexical = if best_bm25 > 0.0 {
+            c.bm25 / best_bm25
+        } else {
+            0.0
+        };
         let s_sem = (1.0 - share) * relative_cosine(c.cosine) + share * lexical;
         let w_type = note.retriever_weight.max(0.0);
         let m_status = cfg.status_modifier(note.status);
@@ -227,7 +238,14 @@ pub(crate) fn rank(
         .collect();
 
     // Graph terms per note.
-    let mut graph_terms: HashMap<String, (f64, f64, Vec<Link>, Vec<Link>)> = HashMap::new();
+    #[derive(Clone, Default)]
+    struct GraphTerms {
+        b_edge: f64,
+        b_cent: f64,
+        from: Vec<Link>,
+        to: Vec<Link>,
+    }
+    let mut graph_terms: HashMap<String, GraphTerms> = HashMap::new();
     if graph {
         let others = relevant.len().saturating_sub(1).max(1) as f64;
         for note in note_best.keys() {
@@ -261,17 +279,23 @@ pub(crate) fn rank(
             linked.remove(*note);
             let b_edge = 1.0 - (-sum).exp();
             let b_cent = linked.len() as f64 / others;
-            graph_terms.insert(note.to_string(), (b_edge, b_cent.min(1.0), from_links, to_links));
+            graph_terms.insert(
+                note.to_string(),
+                GraphTerms {
+                    b_edge,
+                    b_cent: b_cent.min(1.0),
+                    from: from_links,
+                    to: to_links,
+                },
+            );
         }
     }
 
-    let mut hits: Vec<(Scored, ScoreBreakdown, Vec<Link>, Vec<Link>)> = scored
+    let mut hits: Vec<(Scored, ScoreBreakdown, GraphTerms)> = scored
         .into_iter()
         .map(|s| {
-            let (b_edge, b_cent, from, to) = graph_terms
-                .get(&s.c.note_id)
-                .cloned()
-                .unwrap_or((0.0, 0.0, Vec::new(), Vec::new()));
+            let g = graph_terms.get(&s.c.note_id).cloned().unwrap_or_default();
+            let (b_edge, b_cent) = (g.b_edge, g.b_cent);
             let edge_bonus = cfg.weights.edge * b_edge;
             let centrality = cfg.weights.centrality * b_cent;
             let b = ScoreBreakdown {
@@ -290,7 +314,7 @@ pub(crate) fn rank(
                 w_edge: cfg.weights.edge,
                 w_cent: cfg.weights.centrality,
             };
-            (s, b, from, to)
+            (s, b, g)
         })
         .collect();
     hits.sort_by(|a, b| b.1.total.total_cmp(&a.1.total).then(a.0.id.cmp(&b.0.id)));
@@ -309,10 +333,10 @@ pub(crate) fn rank(
         .collect();
     Ok(hits
         .into_iter()
-        .filter_map(|(s, b, from, to)| {
+        .filter_map(|(s, b, g)| {
             let note = r.notes.get(&s.c.note_id)?;
             let chunk = chunks.get(&s.id);
-            let reasons = explain::reasons(q.lang, note, &b, &from, &to, graph);
+            let reasons = explain::reasons(q.lang, note, &b, &g.from, &g.to, graph);
             Some(Hit {
                 chunk_id: s.id,
                 note_id: note.note_id.clone(),

@@ -114,13 +114,43 @@ fn wal() -> WalOptions {
     }
 }
 
+/// How long to wait for another process (an import, a server) to release
+/// the index before giving up.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Loads a shard, waiting while another process holds its write-ahead log.
+fn load_shard(path: &Path) -> Result<EdgeShard, StoreError> {
+    let started = std::time::Instant::now();
+    let mut told = false;
+    loop {
+        match EdgeShard::load(path, None) {
+            Err(e) if e.to_string().contains("WouldBlock") => {
+                if started.elapsed() >= LOCK_WAIT {
+                    return Err(StoreError::Busy {
+                        path: path.to_path_buf(),
+                    });
+                }
+                if !told {
+                    tracing::warn!(
+                        "{}: in use by another mindnet process; waiting",
+                        path.display()
+                    );
+                    told = true;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            other => return Ok(other?),
+        }
+    }
+}
+
 fn open_shard(
     path: &Path,
     config: impl FnOnce() -> qdrant_edge::EdgeConfig,
     indexes: &[&str],
 ) -> Result<EdgeShard, StoreError> {
     let shard = if path.join("edge_config.json").is_file() {
-        EdgeShard::load(path, None)?
+        load_shard(path)?
     } else {
         std::fs::create_dir_all(path).map_err(|e| io(path, e))?;
         EdgeShard::new(path, config())?

@@ -29,6 +29,10 @@ pub enum StoreError {
     #[error("qdrant: {0}")]
     Qdrant(String),
     #[error(
+        "{path}: the index is in use by another mindnet process (an import or a server); waited 60 s. Try again when it has finished."
+    )]
+    Busy { path: PathBuf },
+    #[error(
         "the index in {path} was built with the embedding model `{stored}` ({stored_dim} dimensions), not `{requested}` ({requested_dim}); re-import with `mindnet import --embedder {stored}`, or delete {path} to rebuild it with `{requested}`"
     )]
     ModelMismatch {

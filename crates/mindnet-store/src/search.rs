@@ -32,10 +32,7 @@ fn to_filter(f: &ChunkFilter) -> Option<Filter> {
         scope.push(any_of("note_id", notes));
     }
     if let Some(chunks) = &f.chunks {
-        let ids: HasIdCondition = chunks
-            .iter()
-            .map(|c| PointId::Uuid(point_id(c)))
-            .collect();
+        let ids: HasIdCondition = chunks.iter().map(|c| PointId::Uuid(point_id(c))).collect();
         scope.push(Condition::HasId(ids));
     }
     if !scope.is_empty() {
@@ -119,7 +116,12 @@ impl EmbeddedStore {
         filter: &ChunkFilter,
         limit: usize,
     ) -> Result<Vec<ChunkHit>, StoreError> {
-        self.run(nearest(BM25, self.sparse_query(text)), Vec::new(), filter, limit)
+        self.run(
+            nearest(BM25, self.sparse_query(text)),
+            Vec::new(),
+            filter,
+            limit,
+        )
     }
 
     pub(crate) fn search_fused_impl(

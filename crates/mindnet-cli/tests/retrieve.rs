@@ -1,0 +1,284 @@
+//! Issue 4 acceptance: ranking behaviour, explanations, filters and logs of
+//! `mindnet query` on a real index of `examples/vault` (real use-m3 model),
+//! plus a few notes written to isolate one factor each.
+
+mod common;
+
+use common::{demo_vault, mindnet};
+use serde_json::Value;
+use std::path::Path;
+use std::sync::OnceLock;
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let p = entry.unwrap().path();
+        let dst = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            std::fs::create_dir_all(&dst).unwrap();
+            copy_dir(&p, &dst);
+        } else {
+            std::fs::copy(&p, &dst).unwrap();
+        }
+    }
+}
+
+fn note(dir: &Path, rel: &str, frontmatter: &str, body: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, format!("---\n{frontmatter}\n---\n{body}")).unwrap();
+}
+
+/// One indexed copy of the demo vault for all tests of this file, with:
+/// - two notes equal but for their status (stable, draft),
+/// - two notes equal but for their type (concept, glossary),
+/// - two notes about a topic that both link to a third, unrelated-sounding one.
+fn vault() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let v = dir.path();
+        copy_dir(&demo_vault(), v);
+        let tea = "# Teezeremonie\n\nDie japanische Teezeremonie folgt festen Regeln: Wasser kochen, Matcha schlagen, Schale drehen, in Stille trinken.\n";
+        note(v, "Test/Tee stabil.md", "type: concept\nstatus: stable", tea);
+        note(v, "Test/Tee Entwurf.md", "type: concept\nstatus: draft", tea);
+        let kite = "# Lenkdrachen\n\nEin Lenkdrachen fliegt an zwei Leinen; man steuert ihn durch Ziehen an der linken oder rechten Leine.\n";
+        note(v, "Test/Drachen Konzept.md", "type: concept", kite);
+        note(v, "Test/Drachen Glossar.md", "type: glossary", kite);
+        note(
+            v,
+            "Test/Sauerteig ansetzen.md",
+            "type: experience",
+            "# Sauerteig ansetzen\n\nSauerteig aus Roggenmehl und Wasser, fünf Tage füttern, dann backen. Siehe [[Fermentation im Keller]].\n",
+        );
+        note(
+            v,
+            "Test/Sauerteigbrot backen.md",
+            "type: experience",
+            "# Sauerteigbrot backen\n\nDas Sauerteigbrot braucht lange Gare und heißen Ofen. Die Grundlage: [[Fermentation im Keller]].\n",
+        );
+        note(
+            v,
+            "Test/Fermentation im Keller.md",
+            "type: concept",
+            "# Fermentation im Keller\n\nMikroben wandeln Zucker in Säuren und Gase um; kühle, gleichmäßige Temperaturen helfen.\n",
+        );
+        let out = mindnet(&["import", v.to_str().unwrap(), "--embedder", "use-m3"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        dir
+    })
+    .path()
+}
+
+fn query(text: &str, extra: &[&str]) -> Value {
+    let v = vault();
+    let mut args = vec!["query", "--vault", v.to_str().unwrap(), "--json", text];
+    args.extend_from_slice(extra);
+    let out = mindnet(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("a JSON result")
+}
+
+fn hits(r: &Value) -> &Vec<Value> {
+    r["hits"].as_array().unwrap()
+}
+
+fn rank_of(r: &Value, path: &str) -> Option<usize> {
+    hits(r).iter().position(|h| h["path"] == path)
+}
+
+#[test]
+fn a_draft_ranks_below_an_otherwise_equal_stable_note() {
+    let r = query("japanische Teezeremonie Matcha schlagen", &["-k", "20"]);
+    let stable = rank_of(&r, "Test/Tee stabil.md").expect("stable note found");
+    let draft = rank_of(&r, "Test/Tee Entwurf.md").expect("draft note found");
+    assert!(stable < draft, "{r:#}");
+    let d = &hits(&r)[draft];
+    assert_eq!(d["score_breakdown"]["m_status"], 0.7);
+    let reasons = d["reasons"].to_string();
+    assert!(reasons.contains("Entwurf, abgewertet"), "{reasons}");
+}
+
+#[test]
+fn a_glossary_hit_is_damped() {
+    let r = query(
+        "Lenkdrachen an zwei Leinen steuern",
+        &["-k", "20", "--lang", "en"],
+    );
+    let concept = rank_of(&r, "Test/Drachen Konzept.md").expect("concept found");
+    let glossary = rank_of(&r, "Test/Drachen Glossar.md").expect("glossary found");
+    assert!(concept < glossary, "{r:#}");
+    let g = &hits(&r)[glossary]["score_breakdown"];
+    let c = &hits(&r)[concept]["score_breakdown"];
+    assert!(g["w_type"].as_f64() < c["w_type"].as_f64());
+    assert_eq!(g["s_sem"], c["s_sem"], "equal text, equal match");
+    assert!(
+        hits(&r)[glossary]["reasons"]
+            .to_string()
+            .contains("damped because glossary")
+    );
+}
+
+#[test]
+fn a_note_that_relevant_hits_point_to_gains_an_edge_bonus_and_the_graph_switch_removes_it() {
+    let q = "Sauerteig aus Roggenmehl backen";
+    let with = query(q, &["-k", "10", "--group-by-note"]);
+    let without = query(q, &["-k", "10", "--group-by-note", "--no-graph"]);
+    let target = "Test/Fermentation im Keller.md";
+    let h = &hits(&with)[rank_of(&with, target).expect("the linked note is found with the graph")];
+    assert!(
+        h["score_breakdown"]["edge_bonus"].as_f64().unwrap() > 0.0,
+        "{h:#}"
+    );
+    let reasons = h["reasons"].to_string();
+    assert!(
+        reasons.contains("wird referenziert von Sauerteig"),
+        "{reasons}"
+    );
+    match rank_of(&without, target) {
+        None => {}
+        Some(i) => {
+            let b = &hits(&without)[i]["score_breakdown"];
+            assert_eq!(b["edge_bonus"], 0.0);
+            assert!(i > rank_of(&with, target).unwrap(), "the graph lifts it");
+        }
+    }
+    assert_eq!(without["graph"], false);
+    for h in hits(&without) {
+        assert_eq!(h["score_breakdown"]["edge_bonus"], 0.0);
+        assert_eq!(h["score_breakdown"]["centrality"], 0.0);
+    }
+}
+
+#[test]
+fn every_breakdown_sums_to_its_score_and_hits_are_unique() {
+    for mode in ["hybrid", "semantic"] {
+        let r = query(
+            "Warum habe ich mich für Qdrant entschieden?",
+            &["--mode", mode],
+        );
+        assert_eq!(r["mode"], mode);
+        assert!(!hits(&r).is_empty());
+        let mut chunks = std::collections::HashSet::new();
+        let mut last = f64::INFINITY;
+        for h in hits(&r) {
+            let b = &h["score_breakdown"];
+            let sum = b["semantic"].as_f64().unwrap()
+                + b["edge_bonus"].as_f64().unwrap()
+                + b["centrality"].as_f64().unwrap();
+            let score = h["score"].as_f64().unwrap();
+            assert!((sum - score).abs() < 1e-9, "{h:#}");
+            assert!(score <= last, "sorted by score");
+            last = score;
+            assert!(chunks.insert(h["chunk_id"].as_str().unwrap().to_string()));
+            for field in ["note_id", "title", "path", "type", "text", "reasons"] {
+                assert!(!h[field].is_null(), "{field}");
+            }
+            assert!(!h["reasons"].as_array().unwrap().is_empty());
+        }
+    }
+    let r = query("Warum habe ich mich für Qdrant entschieden?", &[]);
+    assert_eq!(r["intent"], "why");
+    let grouped = query("Qdrant", &["--group-by-note"]);
+    let notes: Vec<&Value> = hits(&grouped).iter().map(|h| &h["note_id"]).collect();
+    let unique: std::collections::HashSet<String> = notes.iter().map(|n| n.to_string()).collect();
+    assert_eq!(unique.len(), notes.len());
+}
+
+#[test]
+fn filters_restrict_the_hits() {
+    let r = query("Qdrant", &["--type", "decision"]);
+    assert!(!hits(&r).is_empty());
+    assert!(hits(&r).iter().all(|h| h["type"] == "decision"));
+    let r = query("Qdrant", &["--path", "Konzepte/"]);
+    assert!(!hits(&r).is_empty());
+    assert!(
+        hits(&r)
+            .iter()
+            .all(|h| h["path"].as_str().unwrap().starts_with("Konzepte/"))
+    );
+    let r = query("Teezeremonie", &["--status", "draft"]);
+    assert!(hits(&r).iter().all(|h| h["status"] == "draft"));
+}
+
+#[test]
+fn queries_are_logged_and_feedback_is_checked() {
+    let v = vault();
+    let r = query("Lokal zuerst", &[]);
+    let id = r["query_id"].as_str().unwrap();
+    let history = std::fs::read_to_string(v.join(".mindnet/logs/search_history.jsonl")).unwrap();
+    let line = history
+        .lines()
+        .find(|l| l.contains(id))
+        .expect("the query is in the history");
+    let logged: Value = serde_json::from_str(line).unwrap();
+    assert_eq!(logged["query_text"], "Lokal zuerst");
+    assert!(logged["hits"][0]["score_breakdown"]["total"].is_number());
+
+    let vs = v.to_str().unwrap();
+    let chunk = r["hits"][0]["chunk_id"].as_str().unwrap();
+    let ok = mindnet(&[
+        "feedback",
+        id,
+        chunk,
+        "5",
+        "--comment",
+        "genau",
+        "--vault",
+        vs,
+    ]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let fb = std::fs::read_to_string(v.join(".mindnet/logs/feedback.jsonl")).unwrap();
+    assert!(fb.contains(id) && fb.contains("genau"));
+
+    let bad = mindnet(&["feedback", "no-such-query", chunk, "3", "--vault", vs]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown query id"));
+    let bad = mindnet(&["feedback", id, chunk, "9", "--vault", vs]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("1 to 5"));
+}
+
+#[test]
+fn a_batch_answers_every_line_with_one_result() {
+    let v = vault();
+    let batch = v.join("batch.jsonl");
+    std::fs::write(
+        &batch,
+        "{\"id\": \"a\", \"question\": \"Warum Qdrant?\"}\n{\"id\": 2, \"question\": \"Was ist BM25?\"}\n",
+    )
+    .unwrap();
+    let out = mindnet(&[
+        "query",
+        "--vault",
+        v.to_str().unwrap(),
+        "--batch",
+        batch.to_str().unwrap(),
+        "-k",
+        "3",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["id"], "a");
+    assert_eq!(lines[1]["id"], 2);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["hits"].as_array().unwrap().len() == 3)
+    );
+}
