@@ -37,6 +37,17 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 200)]
         tokens: usize,
     },
+    /// Print questions for `mindnet eval` from a vault: a sentence of a random
+    /// note each, with that note as the gold answer (for latency and recall
+    /// on generated vaults).
+    Questions {
+        /// The vault to draw from.
+        vault: PathBuf,
+        #[arg(long, default_value_t = 200)]
+        count: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
@@ -52,7 +63,50 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             texts,
             tokens,
         } => embed(&model, texts, tokens),
+        BenchCommand::Questions { vault, count, seed } => questions(&vault, count, seed),
     }
+}
+
+/// A sentence of plain prose: no headings, frontmatter or links.
+fn sentences(text: &str) -> Vec<String> {
+    let body = text.split("\n---\n").nth(1).unwrap_or(text);
+    body.lines()
+        .filter(|l| !l.starts_with('#') && !l.contains("[[") && !l.starts_with('>'))
+        .flat_map(|l| l.split(". "))
+        .map(|s| s.trim().trim_end_matches('.').to_string())
+        .filter(|s| s.split_whitespace().count() >= 6)
+        .collect()
+}
+
+fn questions(vault: &std::path::Path, count: usize, seed: u64) -> Result<ExitCode> {
+    let files = mindnet_ingest::scan::scan_vault(vault)?.files;
+    anyhow::ensure!(!files.is_empty(), "{}: no notes", vault.display());
+    let mut rng = mindnet_core::rng::Rng::new(seed);
+    let mut out = std::io::stdout().lock();
+    let mut written = 0;
+    for _ in 0..count.saturating_mul(10) {
+        if written == count {
+            break;
+        }
+        let f = rng.pick(&files);
+        let Ok(text) = std::fs::read_to_string(&f.abs_path) else {
+            continue;
+        };
+        let candidates = sentences(&text);
+        if candidates.is_empty() {
+            continue;
+        }
+        let question = rng.pick(&candidates);
+        let gold = std::path::Path::new(&f.rel_path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let line = serde_json::json!({"id": written, "question": question, "gold": [gold]});
+        use std::io::Write;
+        writeln!(out, "{line}")?;
+        written += 1;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Peak resident memory of this process (Linux `VmHWM`), in MB.
