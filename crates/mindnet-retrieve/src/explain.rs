@@ -86,19 +86,37 @@ pub(crate) fn reasons(
     }
 
     if graph {
-        for l in to.iter().take(MAX_LINKS) {
+        let mut targets: Vec<&str> = Vec::new();
+        for l in to {
+            if !targets.contains(&l.title.as_str()) {
+                targets.push(&l.title);
+            }
+        }
+        for title in targets.into_iter().take(MAX_LINKS) {
             out.push(if de {
-                format!("verweist auf {}", l.title)
+                format!("verweist auf {title}")
             } else {
-                format!("points to {}", l.title)
+                format!("points to {title}")
             });
         }
-        let mut from: Vec<&Link> = from.iter().collect();
-        from.sort_by(|a, b| {
+        // Several edges of one note with one kind (from different chunks)
+        // make one reason.
+        let mut from_merged: Vec<Link> = Vec::new();
+        for l in from {
+            match from_merged
+                .iter_mut()
+                .find(|m| m.title == l.title && m.kind == l.kind)
+            {
+                Some(m) => m.contribution += l.contribution,
+                None => from_merged.push(l.clone()),
+            }
+        }
+        from_merged.sort_by(|a, b| {
             b.contribution
                 .total_cmp(&a.contribution)
                 .then(a.title.cmp(&b.title))
         });
+        let from = from_merged;
         for l in from.into_iter().take(MAX_LINKS) {
             out.push(if de {
                 format!("wird referenziert von {} ({})", l.title, l.kind)
