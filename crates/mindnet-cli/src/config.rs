@@ -5,6 +5,7 @@ use anyhow::Result;
 use mindnet_core::{EdgeVocabulary, TypeRegistry};
 use mindnet_ingest::Config;
 use mindnet_retrieve::RetrieverConfig;
+use mindnet_retrieve::causal::DecisionEngine;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -18,6 +19,9 @@ pub struct ConfigArgs {
     /// Retriever weights (default: $MINDNET_RETRIEVER_FILE, else <VAULT>/.mindnet/config/retriever.yaml, else built-in).
     #[arg(long, value_name = "FILE")]
     pub retriever: Option<PathBuf>,
+    /// Intents and causal traversal (default: $MINDNET_DECISION_ENGINE_FILE, else <VAULT>/.mindnet/config/decision_engine.yaml, else built-in).
+    #[arg(long, value_name = "FILE")]
+    pub decision_engine: Option<PathBuf>,
 }
 
 fn pick(flag: &Option<PathBuf>, env: &str, vault: &Path, file: &str) -> Option<PathBuf> {
@@ -51,6 +55,23 @@ impl ConfigArgs {
             None => TypeRegistry::builtin(&vocab),
         };
         Ok(Config { registry, vocab })
+    }
+
+    pub fn load_engine(&self, vault: &Path) -> Result<DecisionEngine> {
+        Ok(
+            match pick(
+                &self.decision_engine,
+                "MINDNET_DECISION_ENGINE_FILE",
+                vault,
+                "decision_engine.yaml",
+            ) {
+                Some(p) => {
+                    tracing::info!("decision engine: {}", p.display());
+                    DecisionEngine::load(&p)?
+                }
+                None => DecisionEngine::builtin(),
+            },
+        )
     }
 
     pub fn load_retriever(&self, vault: &Path) -> Result<RetrieverConfig> {

@@ -30,6 +30,8 @@ enum Command {
     Import(import::ImportArgs),
     /// Search the index: hybrid retrieval with explanations.
     Query(query_cmd::QueryArgs),
+    /// Answer a causal question ("Warum …?", "Welche Folgen …?") with its explanation chain.
+    Ask(query_cmd::AskArgs),
     /// Rate a hit of an earlier query (1-5); appended to logs/feedback.jsonl.
     Feedback(query_cmd::FeedbackArgs),
     /// Retrieval quality on a question set: recall@k, MRR, nDCG, latency.
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Import(args) => import::run(args),
         Command::Query(args) => query_cmd::query(args),
+        Command::Ask(args) => query_cmd::ask(args),
         Command::Feedback(args) => query_cmd::feedback(args),
         Command::Eval(args) => query_cmd::evaluate(args),
         Command::Status(args) => store_cmd::status(args),

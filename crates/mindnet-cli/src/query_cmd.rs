@@ -6,11 +6,13 @@ use crate::store_cmd::{DataArgs, IndexArgs, open_embedder, run_index};
 use anyhow::{Context, Result, bail};
 use mindnet_embed::Embedder;
 use mindnet_ingest::{Config, ImportOptions};
+use mindnet_retrieve::causal::DecisionEngine;
 use mindnet_retrieve::eval::{self, Scores};
 use mindnet_retrieve::log::Logs;
 use mindnet_retrieve::{Filters, Lang, Mode, Query, QueryResult, Retriever, RetrieverConfig};
 use mindnet_store::{EmbeddedStore, StoreMeta};
 use serde::Deserialize;
+use std::collections::HashMap;
 use std::io::{BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -61,6 +63,9 @@ pub struct QueryArgs {
     /// Override the detected intent (why, consequence, empathy, development, fact).
     #[arg(long)]
     pub intent: Option<String>,
+    /// No causal traversal: causal intents get the seeds alone (for A/B).
+    #[arg(long)]
+    pub no_traversal: bool,
     /// Language of the reasons: de or en.
     #[arg(long, default_value = "de")]
     pub lang: Lang,
@@ -85,6 +90,7 @@ struct Opened {
     embedder: Box<dyn Embedder>,
     config: Config,
     retriever: RetrieverConfig,
+    engine: DecisionEngine,
 }
 
 impl Opened {
@@ -95,6 +101,7 @@ impl Opened {
             embedder: open_embedder(embedder, &data)?,
             config: config.load(&at.vault)?,
             retriever: config.load_retriever(&at.vault)?,
+            engine: config.load_engine(&at.vault)?,
             store,
             data,
         })
@@ -106,6 +113,7 @@ impl Opened {
             self.embedder.as_ref(),
             &self.config.vocab,
             self.retriever.clone(),
+            self.engine.clone(),
         )?)
     }
 }
@@ -132,6 +140,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
         group_by_note: args.group_by_note,
         intent: args.intent.clone(),
         lang: args.lang,
+        traverse: !args.no_traversal,
     };
     let run = |text: &str| -> Result<QueryResult> {
         let r = retriever.query(&make(text))?;
@@ -500,4 +509,211 @@ fn print_eval(r: &EvalReport) {
         "query embedding: p50 {:.1} ms, p95 {:.1} ms (not included above)",
         e.p50, e.p95
     );
+}
+
+#[derive(clap::Args, Debug)]
+pub struct AskArgs {
+    /// The question, e.g. "Warum habe ich den Job gewechselt?"
+    pub question: String,
+    #[command(flatten)]
+    pub at: IndexLocation,
+    /// text (the chain with evidence), mermaid (the subgraph as a diagram) or json.
+    #[arg(long, default_value = "text", value_parser = ["text", "mermaid", "json"])]
+    pub format: String,
+    /// Override the detected intent (why, consequence, development, …).
+    #[arg(long)]
+    pub intent: Option<String>,
+    /// No causal traversal (the seeds alone).
+    #[arg(long)]
+    pub no_traversal: bool,
+    /// Language of the labels: de or en.
+    #[arg(long, default_value = "de")]
+    pub lang: Lang,
+    #[arg(long, value_name = "NAME")]
+    pub embedder: Option<String>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+pub fn ask(args: AskArgs) -> Result<ExitCode> {
+    let opened = Opened::open(&args.at, args.embedder.as_deref(), &args.config)?;
+    let retriever = opened.retriever()?;
+    let mut q = Query::new(args.question.clone());
+    q.intent = args.intent.clone();
+    q.lang = args.lang;
+    q.traverse = !args.no_traversal;
+    q.k = 5;
+    q.group_by_note = true;
+    if q.intent.is_none()
+        && !retriever
+            .engine()
+            .rule(&mindnet_retrieve::intent::detect(
+                retriever.engine(),
+                &q.text,
+            ))
+            .need_explanation_chain
+    {
+        // Not a causal question: ask for the why-chain of the best hit anyway.
+        q.intent = Some("why".to_string());
+    }
+    let r = retriever.query(&q)?;
+    Logs::new(&opened.data).record_search(&r, &timestamp())?;
+    match args.format.as_str() {
+        "json" => println!("{}", serde_json::to_string_pretty(&r)?),
+        "mermaid" => print!("{}", mermaid(&r)),
+        _ => print_chain(&r, args.lang),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn title_of<'a>(p: &'a mindnet_retrieve::causal::CausalPath, id: &'a str) -> &'a str {
+    p.notes
+        .iter()
+        .find(|n| n.note_id == id)
+        .map_or(id, |n| n.title.as_str())
+}
+
+/// A path as one line: effect first with the inverse kinds for why
+/// questions ("A ⟵caused_by— B"), cause first otherwise ("B —resulted_in⟶ A").
+fn chain_line(p: &mindnet_retrieve::causal::CausalPath, backward: bool) -> String {
+    if p.steps.is_empty() {
+        return p
+            .notes
+            .iter()
+            .map(|n| n.title.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+    }
+    if backward {
+        let mut s = title_of(p, &p.steps[p.steps.len() - 1].effect).to_string();
+        for step in p.steps.iter().rev() {
+            s += &format!(" ⟵{}— {}", step.inverse_kind, title_of(p, &step.cause));
+        }
+        s
+    } else {
+        let mut s = title_of(p, &p.steps[0].cause).to_string();
+        for step in &p.steps {
+            s += &format!(" —{}⟶ {}", step.kind, title_of(p, &step.effect));
+        }
+        s
+    }
+}
+
+fn print_chain(r: &QueryResult, lang: Lang) {
+    let de = lang == Lang::De;
+    println!("{} {}", if de { "Frage:" } else { "Question:" }, r.query);
+    let Some(c) = &r.causal else {
+        println!(
+            "intent {}: {}",
+            r.intent,
+            if de {
+                "keine Erklärungskette nötig"
+            } else {
+                "no explanation chain needed"
+            }
+        );
+        return;
+    };
+    let backward = c.direction == mindnet_retrieve::causal::Direction::Backward;
+    println!(
+        "intent {} · {:?} · {} · max {} hops",
+        r.intent,
+        c.direction,
+        c.preferred_edges.join(", "),
+        c.max_hops
+    );
+    let Some(best) = c.paths.first() else {
+        println!(
+            "{}",
+            if de {
+                "Kein Pfad gefunden."
+            } else {
+                "No path found."
+            }
+        );
+        return;
+    };
+    println!();
+    println!("{}", chain_line(best, backward));
+    let steps: Vec<&mindnet_retrieve::causal::PathStep> = if backward {
+        best.steps.iter().rev().collect()
+    } else {
+        best.steps.iter().collect()
+    };
+    for (i, s) in steps.iter().enumerate() {
+        let line = if backward {
+            format!(
+                "{} ⟵{}— {}",
+                title_of(best, &s.effect),
+                s.inverse_kind,
+                title_of(best, &s.cause)
+            )
+        } else {
+            format!(
+                "{} —{}⟶ {}",
+                title_of(best, &s.cause),
+                s.kind,
+                title_of(best, &s.effect)
+            )
+        };
+        println!("  {}. {line}   [{}]", i + 1, s.provenance);
+        if !s.evidence.is_empty() {
+            println!("     „{}“", s.evidence);
+        }
+    }
+    let b = &best.score_breakdown;
+    println!(
+        "  score {:.3} = {:.2}·semantic {:.3} + {:.2}·coherence {:.3} + {:.2}·shape {:.3}",
+        b.total, b.alpha, b.semantic, b.beta, b.coherence, b.gamma, b.shape_match
+    );
+    if c.paths.len() > 1 {
+        println!();
+        println!("{}", if de { "Weitere Pfade:" } else { "More paths:" });
+        for (i, p) in c.paths.iter().enumerate().skip(1) {
+            println!("  {}. {}  ({:.3})", i + 1, chain_line(p, backward), p.score);
+        }
+    }
+    println!();
+    println!(
+        "{} {} {}, {} {} (--format mermaid)",
+        if de {
+            "Erklärungs-Subgraph:"
+        } else {
+            "Explanation subgraph:"
+        },
+        c.subgraph.nodes.len(),
+        if de { "Notizen" } else { "notes" },
+        c.subgraph.edges.len(),
+        if de { "Kanten" } else { "edges" },
+    );
+}
+
+/// The subgraph as a Mermaid flowchart (cause → effect), for Obsidian.
+fn mermaid(r: &QueryResult) -> String {
+    let mut out = String::from("```mermaid\ngraph LR\n");
+    let Some(c) = &r.causal else {
+        out.push_str("```\n");
+        return out;
+    };
+    let index: HashMap<&str, usize> = c
+        .subgraph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.note_id.as_str(), i))
+        .collect();
+    for (i, n) in c.subgraph.nodes.iter().enumerate() {
+        let label = n.title.replace('"', "'");
+        out.push_str(&format!(
+            "  n{i}[\"{label}<br/><small>{}</small>\"]\n",
+            n.note_type
+        ));
+    }
+    for e in &c.subgraph.edges {
+        if let (Some(a), Some(b)) = (index.get(e.from.as_str()), index.get(e.to.as_str())) {
+            out.push_str(&format!("  n{a} -->|{}| n{b}\n", e.kind));
+        }
+    }
+    out.push_str("```\n");
+    out
 }

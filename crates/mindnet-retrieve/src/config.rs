@@ -20,7 +20,8 @@ pub struct RetrieverConfig {
     pub kinds: BTreeMap<String, f64>,
     pub seeds: Seeds,
     pub expansion: Expansion,
-    pub intents: BTreeMap<String, Intent>,
+    /// Intent → kind → factor.
+    pub intent_boosts: BTreeMap<String, BTreeMap<String, f64>>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -47,18 +48,6 @@ pub struct Expansion {
     pub relevant: usize,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Intent {
-    #[serde(default)]
-    pub patterns: Vec<String>,
-    #[serde(default)]
-    pub boosts: BTreeMap<String, f64>,
-}
-
-/// The intent used when no pattern matches.
-pub const FALLBACK_INTENT: &str = "fact";
-
 impl RetrieverConfig {
     pub fn builtin() -> Self {
         Self::from_yaml(Path::new("<built-in retriever.yaml>"), DEFAULT_YAML)
@@ -82,12 +71,6 @@ impl RetrieverConfig {
         if c.seeds.fused == 0 || c.seeds.per_source == 0 {
             return Err(invalid("seeds", "seed counts must be at least 1".into()));
         }
-        if !c.intents.contains_key(FALLBACK_INTENT) {
-            return Err(invalid(
-                "intents",
-                format!("the intent `{FALLBACK_INTENT}` (the fallback) is missing"),
-            ));
-        }
         Ok(c)
     }
 
@@ -109,9 +92,9 @@ impl RetrieverConfig {
     }
 
     pub fn intent_boost(&self, intent: &str, kind: &str) -> f64 {
-        self.intents
+        self.intent_boosts
             .get(intent)
-            .and_then(|i| i.boosts.get(kind))
+            .and_then(|b| b.get(kind))
             .copied()
             .unwrap_or(1.0)
     }

@@ -1,9 +1,9 @@
-//! The query's intent (RET-3): the intent with the longest pattern that
-//! starts a word of the query (the most specific wins; ties go to the first
-//! name in alphabetical order). Patterns are data in
-//! `config/retriever.yaml`; the causal engine (CAU-1) refines this later.
+//! The question's intent (CAU-1, RET-3): the intent with the longest pattern
+//! that starts a word of the question (the most specific wins; ties go to the
+//! first name in alphabetical order). The patterns are data in
+//! `config/decision_engine.yaml`.
 
-use crate::config::{FALLBACK_INTENT, RetrieverConfig};
+use crate::causal::DecisionEngine;
 
 fn normalize(text: &str) -> String {
     let lower: String = text
@@ -17,12 +17,12 @@ fn normalize(text: &str) -> String {
     )
 }
 
-pub fn detect(config: &RetrieverConfig, query: &str) -> String {
+pub fn detect(engine: &DecisionEngine, query: &str) -> String {
     let q = normalize(query);
     let mut best: Option<(usize, &str)> = None;
-    for (name, intent) in &config.intents {
-        for p in &intent.patterns {
-            // " warum" must start a word; it may end inside one ("wieso" in "wiesoo" is fine).
+    for (name, rule) in &engine.intents {
+        for p in &rule.patterns {
+            // " warum" must start a word; it may end inside one (" folge" in " folgen").
             let p = normalize(p);
             let p = p.trim_end();
             if p.trim().is_empty() || !q.contains(p) {
@@ -33,7 +33,8 @@ pub fn detect(config: &RetrieverConfig, query: &str) -> String {
             }
         }
     }
-    best.map_or(FALLBACK_INTENT, |(_, name)| name).to_string()
+    best.map_or(engine.fallback.as_str(), |(_, name)| name)
+        .to_string()
 }
 
 #[cfg(test)]
@@ -42,12 +43,20 @@ mod tests {
 
     #[test]
     fn intents_follow_the_patterns() {
-        let c = RetrieverConfig::builtin();
-        assert_eq!(detect(&c, "Warum habe ich den Job gewechselt?"), "why");
-        assert_eq!(detect(&c, "Why did I change jobs?"), "why");
-        assert_eq!(detect(&c, "Welche Folgen hatte der Umzug?"), "consequence");
-        assert_eq!(detect(&c, "Was ist Qdrant?"), "fact");
-        // A pattern must start a word: "darum" is not "warum".
-        assert_eq!(detect(&c, "darum geht es"), "fact");
+        let e = DecisionEngine::builtin();
+        assert_eq!(detect(&e, "Warum habe ich den Job gewechselt?"), "why");
+        assert_eq!(detect(&e, "Why did I change jobs?"), "why");
+        assert_eq!(detect(&e, "What led to the crash?"), "why");
+        assert_eq!(detect(&e, "What did the crash lead to?"), "consequence");
+        assert_eq!(detect(&e, "Welche Folgen hatte der Umzug?"), "consequence");
+        assert_eq!(
+            detect(&e, "Wie hat sich mein Weltbild entwickelt?"),
+            "development"
+        );
+        assert_eq!(detect(&e, "Was ist Qdrant?"), "fact");
+        // A pattern must start a word: "darum" is not "warum", and
+        // "Softwareentwicklung" is not "Entwicklung".
+        assert_eq!(detect(&e, "darum geht es"), "fact");
+        assert_eq!(detect(&e, "Warum Softwareentwicklung?"), "why");
     }
 }

@@ -9,6 +9,7 @@
 //!    against the query (dense and BM25, restricted to those chunks);
 //! 4. score: `score.rs`; reasons: `explain.rs`.
 
+pub mod causal;
 pub mod config;
 pub mod eval;
 mod explain;
@@ -81,6 +82,8 @@ pub struct Query {
     /// Overrides the detected intent.
     pub intent: Option<String>,
     pub lang: Lang,
+    /// Walk the graph for causal intents (off: the seeds alone, for A/B).
+    pub traverse: bool,
 }
 
 impl Query {
@@ -94,6 +97,7 @@ impl Query {
             group_by_note: false,
             intent: None,
             lang: Lang::De,
+            traverse: true,
         }
     }
 }
@@ -155,6 +159,9 @@ pub struct QueryResult {
     pub intent: String,
     pub graph: bool,
     pub hits: Vec<Hit>,
+    /// For intents that need an explanation chain: paths and subgraph.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub causal: Option<causal::CausalAnswer>,
     pub timings: Timings,
 }
 
@@ -189,6 +196,7 @@ pub struct Retriever<'a> {
     embedder: &'a dyn Embedder,
     vocab: &'a EdgeVocabulary,
     config: RetrieverConfig,
+    engine: causal::DecisionEngine,
     notes: HashMap<String, NoteState>,
 }
 
@@ -200,6 +208,7 @@ impl<'a> Retriever<'a> {
         embedder: &'a dyn Embedder,
         vocab: &'a EdgeVocabulary,
         config: RetrieverConfig,
+        engine: causal::DecisionEngine,
     ) -> Result<Self, RetrieveError> {
         let notes: HashMap<String, NoteState> = store
             .note_states()?
@@ -215,12 +224,17 @@ impl<'a> Retriever<'a> {
             embedder,
             vocab,
             config,
+            engine,
             notes,
         })
     }
 
     pub fn config(&self) -> &RetrieverConfig {
         &self.config
+    }
+
+    pub fn engine(&self) -> &causal::DecisionEngine {
+        &self.engine
     }
 
     pub fn note(&self, note_id: &str) -> Option<&NoteState> {
@@ -248,9 +262,14 @@ impl<'a> Retriever<'a> {
         let intent = q
             .intent
             .clone()
-            .unwrap_or_else(|| intent::detect(&self.config, &q.text));
+            .unwrap_or_else(|| intent::detect(&self.engine, &q.text));
         let graph = q.graph && q.mode == Mode::Hybrid;
-        let hits = score::rank(self, q, vector, &intent, graph)?;
+        let (hits, relevance) = score::rank(self, q, vector, &intent, graph)?;
+        let causal = if self.engine.rule(&intent).need_explanation_chain {
+            Some(self.explain_causally(&intent, &relevance, q.traverse)?)
+        } else {
+            None
+        };
         Ok(QueryResult {
             query_id: random_uuid(),
             query: q.text.clone(),
@@ -258,6 +277,7 @@ impl<'a> Retriever<'a> {
             intent,
             graph,
             hits,
+            causal,
             timings: Timings {
                 embed_ms: 0.0,
                 search_ms: t.elapsed().as_secs_f64() * 1000.0,

@@ -197,6 +197,7 @@ mod tests {
             intent: "why".into(),
             graph: true,
             hits: Vec::new(),
+            causal: None,
             timings: Timings::default(),
         }
     }

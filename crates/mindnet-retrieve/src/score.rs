@@ -23,7 +23,7 @@ struct Candidate {
 }
 
 /// The owner note of a link target: a note id, or a chunk id `{note}#cNN`.
-fn note_of(target: &str) -> &str {
+pub(crate) fn note_of(target: &str) -> &str {
     match target.rfind("#c") {
         Some(i) if target[i + 2..].chars().all(|c| c.is_ascii_digit()) => &target[..i],
         _ => target,
@@ -124,7 +124,7 @@ pub(crate) fn rank(
     vector: &[f32],
     intent: &str,
     graph: bool,
-) -> Result<Vec<Hit>, RetrieveError> {
+) -> Result<(Vec<Hit>, Vec<(String, f64)>), RetrieveError> {
     let cfg = &r.config;
     let filter = r.chunk_filter(&q.filters);
     let seeds = match q.mode {
@@ -223,13 +223,14 @@ pub(crate) fn rank(
             semantic,
         });
     }
-    let mut note_best: HashMap<&str, (f64, f64)> = HashMap::new(); // note → (semantic, s_sem)
+    let mut note_best: HashMap<String, (f64, f64)> = HashMap::new(); // note → (semantic, s_sem)
     for s in &scored {
-        let e = note_best.entry(s.c.note_id.as_str()).or_insert((0.0, 0.0));
+        let e = note_best.entry(s.c.note_id.clone()).or_insert((0.0, 0.0));
         e.0 = e.0.max(s.semantic);
         e.1 = e.1.max(s.s_sem);
     }
-    let mut by_relevance: Vec<(&str, f64)> = note_best.iter().map(|(n, v)| (*n, v.0)).collect();
+    let mut by_relevance: Vec<(&str, f64)> =
+        note_best.iter().map(|(n, v)| (n.as_str(), v.0)).collect();
     by_relevance.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
     let relevant: HashSet<&str> = by_relevance
         .iter()
@@ -276,7 +277,7 @@ pub(crate) fn rank(
                     to_links.push(Link::new(r, other, "", 0.0));
                 }
             }
-            linked.remove(*note);
+            linked.remove(note.as_str());
             let b_edge = 1.0 - (-sum).exp();
             let b_cent = linked.len() as f64 / others;
             graph_terms.insert(
@@ -318,6 +319,14 @@ pub(crate) fn rank(
         })
         .collect();
     hits.sort_by(|a, b| b.1.total.total_cmp(&a.1.total).then(a.0.id.cmp(&b.0.id)));
+    // Notes in ranking order, each with its best S_sem (for causal paths).
+    let mut relevance: Vec<(String, f64)> = Vec::new();
+    for (s, _, _) in &hits {
+        if !relevance.iter().any(|(n, _)| *n == s.c.note_id) {
+            let best = note_best.get(s.c.note_id.as_str()).map_or(0.0, |v| v.1);
+            relevance.push((s.c.note_id.clone(), best));
+        }
+    }
     if q.group_by_note {
         let mut seen = HashSet::new();
         hits.retain(|h| seen.insert(h.0.c.note_id.clone()));
@@ -331,7 +340,7 @@ pub(crate) fn rank(
         .into_iter()
         .map(|c| (c.chunk_id.clone(), c))
         .collect();
-    Ok(hits
+    let hits = hits
         .into_iter()
         .filter_map(|(s, b, g)| {
             let note = r.notes.get(&s.c.note_id)?;
@@ -352,7 +361,8 @@ pub(crate) fn rank(
                 via: if s.c.seed { "seed" } else { "graph" }.to_string(),
             })
         })
-        .collect())
+        .collect();
+    Ok((hits, relevance))
 }
 
 #[cfg(test)]

@@ -1,0 +1,128 @@
+//! `config/decision_engine.yaml`: intents with their traversal settings
+//! (CAU-1), and the weights of traversal, path ranking and subgraph.
+
+use mindnet_core::{ConfigError, yaml};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub const DEFAULT_YAML: &str = include_str!("../../../../config/decision_engine.yaml");
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// From an effect towards its causes.
+    Backward,
+    /// From a cause towards its effects.
+    Forward,
+    Both,
+}
+
+/// What a question asks for (CAU-1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IntentRule {
+    #[serde(default)]
+    pub patterns: Vec<String>,
+    pub direction: Direction,
+    pub preferred_edges: Vec<String>,
+    pub target_types: Vec<String>,
+    pub max_hops: usize,
+    pub need_explanation_chain: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Traversal {
+    pub seeds: usize,
+    pub frontier: usize,
+    pub hop_decay: f64,
+    pub backward_kinds: Vec<String>,
+    pub edge_weights: BTreeMap<String, f64>,
+    pub type_weights: BTreeMap<String, f64>,
+    pub default_type_weight: f64,
+    pub provenance: BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ranking {
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubgraphConfig {
+    pub paths: usize,
+    pub max_nodes: usize,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecisionEngine {
+    pub version: u32,
+    pub fallback: String,
+    pub intents: BTreeMap<String, IntentRule>,
+    pub traversal: Traversal,
+    pub ranking: Ranking,
+    pub subgraph: SubgraphConfig,
+}
+
+impl DecisionEngine {
+    pub fn builtin() -> Self {
+        Self::from_yaml(Path::new("<built-in decision_engine.yaml>"), DEFAULT_YAML)
+            .expect("the built-in decision engine is valid (checked by a test)")
+    }
+
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = yaml::read(path)?;
+        Self::from_yaml(path, &text)
+    }
+
+    pub fn from_yaml(path: &Path, text: &str) -> Result<Self, ConfigError> {
+        let e: DecisionEngine = yaml::parse(path, text)?;
+        if !e.intents.contains_key(&e.fallback) {
+            return Err(yaml::invalid(
+                path,
+                text,
+                &["fallback"],
+                format!("the fallback intent `{}` is not defined", e.fallback),
+            ));
+        }
+        Ok(e)
+    }
+
+    /// The rule of an intent (the fallback's for an unknown name).
+    pub fn rule(&self, intent: &str) -> &IntentRule {
+        self.intents
+            .get(intent)
+            .or_else(|| self.intents.get(&self.fallback))
+            .expect("the fallback intent exists (checked on load)")
+    }
+
+    pub fn edge_weight(&self, kind: &str) -> f64 {
+        self.traversal
+            .edge_weights
+            .get(kind)
+            .copied()
+            .unwrap_or(0.0)
+    }
+
+    pub fn type_weight(&self, note_type: &str) -> f64 {
+        self.traversal
+            .type_weights
+            .get(note_type)
+            .copied()
+            .unwrap_or(self.traversal.default_type_weight)
+    }
+
+    pub fn provenance_weight(&self, provenance: &str) -> f64 {
+        self.traversal
+            .provenance
+            .get(provenance)
+            .copied()
+            .unwrap_or(1.0)
+    }
+}

@@ -1,0 +1,546 @@
+//! Causal retrieval (SPEC §5): from the best notes of the hybrid ranking,
+//! walk the preferred edge kinds in the intent's direction (CAU-2, CAU-3),
+//! rank the paths (CAU-4) and merge the best into a minimal explanation
+//! subgraph (CAU-5).
+//!
+//! The walk is a best-first search with a bounded frontier: each open path
+//! is scored by the product of its steps' weights (edge kind, provenance,
+//! confidence, the new note's type) times `hop_decay^h`. A path never visits
+//! a note twice, and a note is expanded at most once per depth (the visited
+//! set), so cycles terminate and the cost depends on the frontier and the
+//! hop limit, not on the vault's size. Paths are reported cause first.
+
+mod engine;
+mod subgraph;
+
+pub use engine::{DecisionEngine, Direction, IntentRule};
+pub use subgraph::{Subgraph, SubgraphEdge, SubgraphNode};
+
+use crate::score::note_of;
+use crate::{RetrieveError, Retriever};
+use serde::{Deserialize, Serialize};
+use std::collections::{BinaryHeap, HashMap, HashSet};
+
+/// A note on a path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathNote {
+    pub note_id: String,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub note_type: String,
+}
+
+/// One step of a path, cause → effect, with the edge and its evidence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathStep {
+    pub cause: String,
+    pub effect: String,
+    /// The kind read from cause to effect (`resulted_in`, `source_of`, …).
+    pub kind: String,
+    /// The same edge read from effect to cause (`caused_by`, `derived_from`, …).
+    pub inverse_kind: String,
+    pub edge_id: String,
+    pub provenance: String,
+    /// The chunk that states the edge, and its sentence.
+    pub evidence_chunk: String,
+    pub evidence: String,
+}
+
+/// The terms of CAU-4; `total = alpha·semantic + beta·coherence + gamma·shape_match`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathScore {
+    pub semantic: f64,
+    pub coherence: f64,
+    pub shape_match: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
+    pub total: f64,
+    /// The walk's own score: product of step weights times the hop decay.
+    pub traversal: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CausalPath {
+    /// Cause first.
+    pub notes: Vec<PathNote>,
+    pub steps: Vec<PathStep>,
+    /// The hybrid hit the walk started from.
+    pub seed: String,
+    pub score: f64,
+    pub score_breakdown: PathScore,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CausalAnswer {
+    pub direction: Direction,
+    pub preferred_edges: Vec<String>,
+    pub target_types: Vec<String>,
+    pub max_hops: usize,
+    pub paths: Vec<CausalPath>,
+    pub subgraph: Subgraph,
+}
+
+/// One step as walked (from the walk's current note to the next).
+#[derive(Debug, Clone)]
+struct Walked {
+    to: String,
+    /// Kind as read from the current note.
+    kind: String,
+    edge_id: String,
+    source_chunk: String,
+    provenance: &'static str,
+    weight: f64,
+}
+
+#[derive(Debug, Clone)]
+struct Open {
+    score: f64,
+    start: String,
+    steps: Vec<Walked>,
+}
+
+impl PartialEq for Open {
+    fn eq(&self, other: &Self) -> bool {
+        self.score == other.score
+    }
+}
+impl Eq for Open {}
+impl PartialOrd for Open {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Open {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.score
+            .total_cmp(&other.score)
+            .then_with(|| other.steps.len().cmp(&self.steps.len()))
+    }
+}
+
+impl Retriever<'_> {
+    /// Steps from `note` over `kinds` (as read from `note`).
+    fn causal_steps(&self, note: &str, kinds: &[String]) -> Result<Vec<Walked>, RetrieveError> {
+        let engine = &self.engine;
+        let graph = self.store.graph()?;
+        let mut out = Vec::new();
+        for nb in graph.neighbors(note, self.vocab) {
+            if !nb.edge.resolved
+                || (nb.reversed && self.vocab.inverse(&nb.edge.kind).is_none())
+                || !kinds.iter().any(|k| k == nb.kind)
+            {
+                continue;
+            }
+            let other = note_of(nb.node);
+            let Some(n) = self.note(other) else { continue };
+            if other == note {
+                continue;
+            }
+            let type_weight = engine.type_weight(&n.note_type);
+            let provenance = nb.edge.provenance.as_str();
+            let weight = engine.edge_weight(nb.kind)
+                * engine.provenance_weight(provenance)
+                * nb.edge.confidence
+                * type_weight;
+            if weight <= 0.0 {
+                continue;
+            }
+            out.push(Walked {
+                to: other.to_string(),
+                kind: nb.kind.to_string(),
+                edge_id: nb.edge.edge_id.clone(),
+                source_chunk: nb.edge.source_id.clone(),
+                provenance,
+                weight,
+            });
+        }
+        out.sort_by(|a, b| a.to.cmp(&b.to).then(a.edge_id.cmp(&b.edge_id)));
+        Ok(out)
+    }
+
+    /// Every path the best-first walk from `start` reaches, in walk order.
+    fn walk(
+        &self,
+        start: &str,
+        kinds: &[String],
+        max_hops: usize,
+    ) -> Result<Vec<Open>, RetrieveError> {
+        let t = &self.engine.traversal;
+        let mut heap = BinaryHeap::new();
+        heap.push(Open {
+            score: 1.0,
+            start: start.to_string(),
+            steps: Vec::new(),
+        });
+        let mut visited: HashSet<(String, usize)> = HashSet::new();
+        let mut done = Vec::new();
+        let mut expansions = 0;
+        while let Some(open) = heap.pop() {
+            let here = open
+                .steps
+                .last()
+                .map_or(open.start.as_str(), |s| s.to.as_str())
+                .to_string();
+            let depth = open.steps.len();
+            if !visited.insert((here.clone(), depth)) {
+                continue;
+            }
+            if depth > 0 {
+                done.push(open.clone());
+            }
+            expansions += 1;
+            if depth >= max_hops || expansions > t.frontier * max_hops.max(1) {
+                continue;
+            }
+            let on_path: HashSet<&str> = std::iter::once(open.start.as_str())
+                .chain(open.steps.iter().map(|s| s.to.as_str()))
+                .collect();
+            for step in self.causal_steps(&here, kinds)? {
+                if on_path.contains(step.to.as_str()) {
+                    continue;
+                }
+                let mut next = open.clone();
+                next.score *= step.weight * t.hop_decay;
+                next.steps.push(step);
+                heap.push(next);
+            }
+            if heap.len() > t.frontier {
+                let mut keep: Vec<Open> = heap.into_sorted_vec();
+                keep.drain(..keep.len() - t.frontier);
+                heap = keep.into_iter().collect();
+            }
+        }
+        Ok(done)
+    }
+
+    /// A walked path as cause-first notes and steps.
+    fn orient(&self, open: &Open, backward: bool) -> (Vec<String>, Vec<PathStep>) {
+        let mut notes = vec![open.start.clone()];
+        let mut steps = Vec::new();
+        let mut here = open.start.clone();
+        for s in &open.steps {
+            let reverse = self.vocab.inverse(&s.kind).unwrap_or(&s.kind).to_string();
+            let (cause, effect, kind, inverse_kind) = if backward {
+                (s.to.clone(), here.clone(), reverse, s.kind.clone())
+            } else {
+                (here.clone(), s.to.clone(), s.kind.clone(), reverse)
+            };
+            steps.push(PathStep {
+                cause,
+                effect,
+                kind,
+                inverse_kind,
+                edge_id: s.edge_id.clone(),
+                provenance: s.provenance.to_string(),
+                evidence_chunk: s.source_chunk.clone(),
+                evidence: String::new(),
+            });
+            notes.push(s.to.clone());
+            here = s.to.clone();
+        }
+        if backward {
+            notes.reverse();
+            steps.reverse();
+        }
+        (notes, steps)
+    }
+
+    /// Causal paths and subgraph for an intent, from the hybrid ranking's
+    /// note relevance (`relevance`: note → S_sem of its best chunk).
+    pub(crate) fn explain_causally(
+        &self,
+        intent: &str,
+        relevance: &[(String, f64)],
+        traverse: bool,
+    ) -> Result<CausalAnswer, RetrieveError> {
+        let engine = &self.engine;
+        let rule = engine.rule(intent).clone();
+        let rel: HashMap<&str, f64> = relevance.iter().map(|(n, s)| (n.as_str(), *s)).collect();
+        let seeds: Vec<&str> = relevance
+            .iter()
+            .filter(|(n, _)| {
+                self.note(n)
+                    .is_some_and(|n| engine.type_weight(&n.note_type) > 0.0)
+            })
+            .take(engine.traversal.seeds)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        let backward_kinds: Vec<String> = match rule.direction {
+            Direction::Backward => rule.preferred_edges.clone(),
+            Direction::Forward => Vec::new(),
+            Direction::Both => rule
+                .preferred_edges
+                .iter()
+                .filter(|k| engine.traversal.backward_kinds.contains(k))
+                .cloned()
+                .collect(),
+        };
+        let forward_kinds: Vec<String> = match rule.direction {
+            Direction::Forward => rule.preferred_edges.clone(),
+            Direction::Backward => Vec::new(),
+            Direction::Both => rule
+                .preferred_edges
+                .iter()
+                .filter(|k| !engine.traversal.backward_kinds.contains(k))
+                .cloned()
+                .collect(),
+        };
+
+        let mut candidates: Vec<(Vec<String>, Vec<PathStep>, String, f64)> = Vec::new();
+        if traverse && rule.max_hops > 0 {
+            for seed in &seeds {
+                let back: Vec<Open> = if backward_kinds.is_empty() {
+                    Vec::new()
+                } else {
+                    self.walk(seed, &backward_kinds, rule.max_hops)?
+                };
+                let fwd: Vec<Open> = if forward_kinds.is_empty() {
+                    Vec::new()
+                } else {
+                    self.walk(seed, &forward_kinds, rule.max_hops)?
+                };
+                for o in &back {
+                    let (n, s) = self.orient(o, true);
+                    candidates.push((n, s, seed.to_string(), o.score));
+                }
+                for o in &fwd {
+                    let (n, s) = self.orient(o, false);
+                    candidates.push((n, s, seed.to_string(), o.score));
+                }
+                // Both directions: the seed in the middle of a longer chain.
+                if rule.direction == Direction::Both {
+                    let best = |v: &[Open]| {
+                        v.iter()
+                            .max_by(|a, b| {
+                                (a.steps.len(), a.score)
+                                    .partial_cmp(&(b.steps.len(), b.score))
+                                    .unwrap_or(std::cmp::Ordering::Equal)
+                            })
+                            .cloned()
+                    };
+                    if let (Some(b), Some(f)) = (best(&back), best(&fwd)) {
+                        let (mut n1, mut s1) = self.orient(&b, true);
+                        let (n2, s2) = self.orient(&f, false);
+                        let overlap = n2.iter().skip(1).any(|n| n1.contains(n));
+                        if !overlap {
+                            n1.extend(n2.into_iter().skip(1));
+                            s1.extend(s2);
+                            candidates.push((n1, s1, seed.to_string(), b.score * f.score));
+                        }
+                    }
+                }
+            }
+        }
+        // Without traversal (or with nothing to follow): the seeds alone.
+        if candidates.is_empty() {
+            for seed in &seeds {
+                candidates.push((vec![seed.to_string()], Vec::new(), seed.to_string(), 1.0));
+            }
+        }
+
+        let r = engine.ranking;
+        let mut paths: Vec<CausalPath> = candidates
+            .into_iter()
+            .map(|(notes, steps, seed, traversal)| {
+                let score = self.path_score(&rule, &notes, &steps, &seed, &rel, traversal);
+                CausalPath {
+                    notes: notes
+                        .iter()
+                        .map(|id| {
+                            let n = self.note(id);
+                            PathNote {
+                                note_id: id.clone(),
+                                title: n.map_or_else(|| id.clone(), |n| n.title.clone()),
+                                note_type: n.map(|n| n.note_type.clone()).unwrap_or_default(),
+                            }
+                        })
+                        .collect(),
+                    steps,
+                    seed,
+                    score: score.total,
+                    score_breakdown: score,
+                }
+            })
+            .collect();
+        paths.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.notes.len().cmp(&b.notes.len()))
+                .then_with(|| {
+                    a.notes
+                        .iter()
+                        .map(|n| &n.note_id)
+                        .cmp(b.notes.iter().map(|n| &n.note_id))
+                })
+        });
+        // The same chain reached from two seeds is one path.
+        let mut seen = HashSet::new();
+        paths.retain(|p| {
+            seen.insert(
+                p.notes
+                    .iter()
+                    .map(|n| n.note_id.clone())
+                    .collect::<Vec<_>>(),
+            )
+        });
+        let _ = r;
+        paths.truncate(engine.subgraph.paths.max(1) * 2);
+        self.attach_evidence(&mut paths)?;
+        let subgraph = subgraph::merge(self, &paths, &engine.subgraph);
+        paths.truncate(engine.subgraph.paths.max(1));
+        Ok(CausalAnswer {
+            direction: rule.direction,
+            preferred_edges: rule.preferred_edges.clone(),
+            target_types: rule.target_types.clone(),
+            max_hops: rule.max_hops,
+            paths,
+            subgraph,
+        })
+    }
+
+    fn path_score(
+        &self,
+        rule: &IntentRule,
+        notes: &[String],
+        steps: &[PathStep],
+        seed: &str,
+        rel: &HashMap<&str, f64>,
+        traversal: f64,
+    ) -> PathScore {
+        let engine = &self.engine;
+        let r = engine.ranking;
+        let rel_of = |n: &str| rel.get(n).copied().unwrap_or(0.0);
+        let others: Vec<f64> = notes
+            .iter()
+            .filter(|n| *n != seed)
+            .map(|n| rel_of(n))
+            .collect();
+        let semantic = if others.is_empty() {
+            rel_of(seed)
+        } else {
+            0.6 * rel_of(seed) + 0.4 * others.iter().sum::<f64>() / others.len() as f64
+        };
+        let types: Vec<String> = notes
+            .iter()
+            .map(|n| {
+                self.note(n)
+                    .map(|n| n.note_type.clone())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let coherence = if steps.is_empty() {
+            0.0
+        } else {
+            let product: f64 = steps
+                .iter()
+                .zip(types.iter().skip(1))
+                .map(|(s, t)| {
+                    let w = engine
+                        .edge_weight(&s.kind)
+                        .max(engine.edge_weight(&s.inverse_kind));
+                    w * engine.provenance_weight(&s.provenance) * engine.type_weight(t).max(0.01)
+                })
+                .product();
+            let mean = product.powf(1.0 / steps.len() as f64);
+            let causal = steps.iter().any(|s| self.vocab.is_causal(&s.kind));
+            if causal { mean } else { 0.5 * mean }
+        };
+        let core = {
+            // experience → decision → (state | strategy | principle), in order.
+            let e = types.iter().position(|t| t == "experience");
+            let d = e.and_then(|e| {
+                types
+                    .iter()
+                    .skip(e + 1)
+                    .position(|t| t == "decision")
+                    .map(|d| d + e + 1)
+            });
+            d.is_some_and(|d| {
+                types
+                    .iter()
+                    .skip(d + 1)
+                    .any(|t| matches!(t.as_str(), "state" | "strategy" | "principle"))
+            })
+        };
+        let targets = types
+            .iter()
+            .filter(|t| rule.target_types.contains(t))
+            .count() as f64
+            / types.len().max(1) as f64;
+        let length = steps.len().min(rule.max_hops) as f64 / rule.max_hops.max(1) as f64;
+        let shape_match = 0.4 * f64::from(u8::from(core)) + 0.3 * targets + 0.3 * length;
+        let total = r.alpha * semantic + r.beta * coherence + r.gamma * shape_match;
+        PathScore {
+            semantic,
+            coherence,
+            shape_match,
+            alpha: r.alpha,
+            beta: r.beta,
+            gamma: r.gamma,
+            total,
+            traversal,
+        }
+    }
+
+    /// Fills each step's evidence: the sentence of its source chunk that
+    /// holds the link.
+    fn attach_evidence(&self, paths: &mut [CausalPath]) -> Result<(), RetrieveError> {
+        let mut ids: Vec<String> = paths
+            .iter()
+            .flat_map(|p| p.steps.iter().map(|s| s.evidence_chunk.clone()))
+            .collect();
+        ids.sort();
+        ids.dedup();
+        let chunks: HashMap<String, String> = self
+            .store
+            .chunks_by_id(&ids)?
+            .into_iter()
+            .map(|c| (c.chunk_id, c.text))
+            .collect();
+        for p in paths.iter_mut() {
+            let titles: HashMap<String, String> = p
+                .notes
+                .iter()
+                .map(|n| (n.note_id.clone(), n.title.clone()))
+                .collect();
+            for s in p.steps.iter_mut() {
+                let Some(text) = chunks.get(&s.evidence_chunk) else {
+                    continue;
+                };
+                let wanted: Vec<&str> = [&s.cause, &s.effect]
+                    .iter()
+                    .filter_map(|id| titles.get(*id).map(String::as_str))
+                    .collect();
+                s.evidence = evidence_sentence(text, &wanted);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The line of `text` that links to one of `titles` (else the first line
+/// with a link), without Markdown link brackets.
+fn evidence_sentence(text: &str, titles: &[&str]) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let pick = lines
+        .iter()
+        .find(|l| l.contains("[[") && titles.iter().any(|t| l.contains(t)))
+        .or_else(|| lines.iter().find(|l| l.contains("[[")))
+        .or_else(|| lines.iter().find(|l| !l.starts_with('#')))
+        .copied()
+        .unwrap_or_default();
+    let plain = pick
+        .replace("[[", "")
+        .replace("]]", "")
+        .trim_start_matches(['>', '-', ' '])
+        .to_string();
+    match plain.char_indices().nth(240) {
+        Some((i, _)) => format!("{}…", &plain[..i]),
+        None => plain,
+    }
+}
