@@ -1,6 +1,7 @@
-//! The question's intent (CAU-1, RET-3): the intent with the longest pattern
-//! that starts a word of the question (the most specific wins; ties go to the
-//! first name in alphabetical order). The patterns are data in
+//! The question's intent (CAU-1, RET-3): the intent whose pattern starts
+//! earliest in the question (question words come first: "Why … software
+//! development?" is a why question), then the longest such pattern, then the
+//! first name in alphabetical order. A pattern must start a word. The patterns are data in
 //! `config/decision_engine.yaml`.
 
 use crate::causal::DecisionEngine;
@@ -19,21 +20,22 @@ fn normalize(text: &str) -> String {
 
 pub fn detect(engine: &DecisionEngine, query: &str) -> String {
     let q = normalize(query);
-    let mut best: Option<(usize, &str)> = None;
+    let mut best: Option<(usize, usize, &str)> = None; // position, length, name
     for (name, rule) in &engine.intents {
         for p in &rule.patterns {
             // " warum" must start a word; it may end inside one (" folge" in " folgen").
             let p = normalize(p);
             let p = p.trim_end();
-            if p.trim().is_empty() || !q.contains(p) {
+            if p.trim().is_empty() {
                 continue;
             }
-            if best.is_none_or(|(len, _)| p.len() > len) {
-                best = Some((p.len(), name));
+            let Some(at) = q.find(p) else { continue };
+            if best.is_none_or(|(pos, len, _)| at < pos || (at == pos && p.len() > len)) {
+                best = Some((at, p.len(), name));
             }
         }
     }
-    best.map_or(engine.fallback.as_str(), |(_, name)| name)
+    best.map_or(engine.fallback.as_str(), |(_, _, name)| name)
         .to_string()
 }
 
@@ -58,5 +60,9 @@ mod tests {
         // "Softwareentwicklung" is not "Entwicklung".
         assert_eq!(detect(&e, "darum geht es"), "fact");
         assert_eq!(detect(&e, "Warum Softwareentwicklung?"), "why");
+        assert_eq!(
+            detect(&e, "Why did I switch to software development?"),
+            "why"
+        );
     }
 }

@@ -264,7 +264,7 @@ impl<'a> Retriever<'a> {
             .clone()
             .unwrap_or_else(|| intent::detect(&self.engine, &q.text));
         let graph = q.graph && q.mode == Mode::Hybrid;
-        let (hits, relevance) = score::rank(self, q, vector, &intent, graph)?;
+        let score::Ranked { hits, relevance } = score::rank(self, q, vector, &intent, graph)?;
         let causal = if self.engine.rule(&intent).need_explanation_chain {
             Some(self.explain_causally(&intent, &relevance, q.traverse)?)
         } else {

@@ -118,13 +118,20 @@ fn by_chunk(hits: Vec<ChunkHit>) -> HashMap<String, ChunkHit> {
     hits.into_iter().map(|h| (h.chunk_id.clone(), h)).collect()
 }
 
+/// The hits, and every candidate note in ranking order with its best S_sem
+/// (the starting points and the semantic term of causal paths).
+pub(crate) struct Ranked {
+    pub hits: Vec<Hit>,
+    pub relevance: Vec<(String, f64)>,
+}
+
 pub(crate) fn rank(
     r: &Retriever<'_>,
     q: &Query,
     vector: &[f32],
     intent: &str,
     graph: bool,
-) -> Result<(Vec<Hit>, Vec<(String, f64)>), RetrieveError> {
+) -> Result<Ranked, RetrieveError> {
     let cfg = &r.config;
     let filter = r.chunk_filter(&q.filters);
     let seeds = match q.mode {
@@ -362,7 +369,7 @@ pub(crate) fn rank(
             })
         })
         .collect();
-    Ok((hits, relevance))
+    Ok(Ranked { hits, relevance })
 }
 
 #[cfg(test)]

@@ -287,7 +287,9 @@ impl Retriever<'_> {
                 .collect(),
         };
 
-        let mut candidates: Vec<(Vec<String>, Vec<PathStep>, String, f64)> = Vec::new();
+        /// A path before ranking: cause-first notes and steps, its seed, the walk's score.
+        type Candidate = (Vec<String>, Vec<PathStep>, String, f64);
+        let mut candidates: Vec<Candidate> = Vec::new();
         if traverse && rule.max_hops > 0 {
             for seed in &seeds {
                 let back: Vec<Open> = if backward_kinds.is_empty() {
@@ -411,16 +413,10 @@ impl Retriever<'_> {
         let engine = &self.engine;
         let r = engine.ranking;
         let rel_of = |n: &str| rel.get(n).copied().unwrap_or(0.0);
-        let others: Vec<f64> = notes
-            .iter()
-            .filter(|n| *n != seed)
-            .map(|n| rel_of(n))
-            .collect();
-        let semantic = if others.is_empty() {
-            rel_of(seed)
-        } else {
-            0.6 * rel_of(seed) + 0.4 * others.iter().sum::<f64>() / others.len() as f64
-        };
+        // Semantic: the best match on the path. A cause rarely sounds like
+        // the question about its effect (that is why it must be found by
+        // walking), so it must not pull the path down.
+        let semantic = notes.iter().map(|n| rel_of(n)).fold(rel_of(seed), f64::max);
         let types: Vec<String> = notes
             .iter()
             .map(|n| {
@@ -429,17 +425,19 @@ impl Retriever<'_> {
                     .unwrap_or_default()
             })
             .collect();
+        // Coherence: how causal and how certain the edges are (geometric
+        // mean per step, so a longer chain is not punished for its length);
+        // paths of navigation or chronology only get half.
         let coherence = if steps.is_empty() {
             0.0
         } else {
             let product: f64 = steps
                 .iter()
-                .zip(types.iter().skip(1))
-                .map(|(s, t)| {
+                .map(|s| {
                     let w = engine
                         .edge_weight(&s.kind)
                         .max(engine.edge_weight(&s.inverse_kind));
-                    w * engine.provenance_weight(&s.provenance) * engine.type_weight(t).max(0.01)
+                    w * engine.provenance_weight(&s.provenance)
                 })
                 .product();
             let mean = product.powf(1.0 / steps.len() as f64);
