@@ -339,7 +339,21 @@ struct EvalReport {
     model: String,
     questions: usize,
     runs: Vec<EvalRun>,
+    /// For questions with a `gold_chain`: causal traversal on and off (CAU-6).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    chains: Vec<ChainRun>,
     embedding_ms: eval::Latency,
+}
+
+#[derive(serde::Serialize)]
+struct ChainRun {
+    traversal: bool,
+    questions: usize,
+    /// Mean share of the gold chain's notes in the explanation subgraph.
+    chain_recall: f64,
+    /// Share of questions whose top path holds the gold chain in order.
+    order_hit_rate: f64,
+    latency_ms: eval::Latency,
 }
 
 fn note_name(path: &str) -> String {
@@ -373,7 +387,9 @@ pub fn evaluate(args: EvalArgs) -> Result<ExitCode> {
 
     let text = std::fs::read_to_string(&args.questions)
         .with_context(|| format!("{}", args.questions.display()))?;
-    let mut questions: Vec<(String, Vec<String>, Option<String>)> = Vec::new();
+    /// Text, gold notes, type, gold chain.
+    type Question = (String, Vec<String>, Option<String>, Option<Vec<String>>);
+    let mut questions: Vec<Question> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -390,7 +406,8 @@ pub fn evaluate(args: EvalArgs) -> Result<ExitCode> {
             Gold::Many(g) => g,
         };
         let qtype = v["type"].as_str().map(str::to_string);
-        questions.push((q.to_string(), gold, qtype));
+        let chain: Option<Vec<String>> = serde_json::from_value(v["gold_chain"].clone()).ok();
+        questions.push((q.to_string(), gold, qtype, chain));
     }
     if let Some(n) = args.limit {
         questions.truncate(n);
@@ -417,7 +434,20 @@ pub fn evaluate(args: EvalArgs) -> Result<ExitCode> {
             latency: Vec::new(),
         })
         .collect();
-    for (i, (q, gold, qtype)) in questions.iter().enumerate() {
+    // Causal arms: traversal on, off.
+    /// A causal arm: traversal on or off; per question chain recall, order hit, latency.
+    type ChainArm = (bool, Vec<f64>, Vec<f64>, Vec<f64>);
+    let mut chain_arms: Vec<ChainArm> = vec![
+        (true, Vec::new(), Vec::new(), Vec::new()),
+        (false, Vec::new(), Vec::new(), Vec::new()),
+    ];
+    let name_of = |id: &str| {
+        retriever
+            .note(id)
+            .map(|n| note_name(&n.path))
+            .unwrap_or_default()
+    };
+    for (i, (q, gold, qtype, chain)) in questions.iter().enumerate() {
         let t = std::time::Instant::now();
         let vector = retriever.embed(q)?;
         embed_ms.push(t.elapsed().as_secs_f64() * 1000.0);
@@ -431,6 +461,31 @@ pub fn evaluate(args: EvalArgs) -> Result<ExitCode> {
             arm.latency.push(r.timings.search_ms);
             let ranked: Vec<String> = r.hits.iter().map(|h| note_name(&h.path)).collect();
             arm.scores.push((qtype.clone(), eval::score(&ranked, gold)));
+        }
+        if let Some(chain) = chain {
+            for (traverse, recall, order, latency) in chain_arms.iter_mut() {
+                let mut query = Query::new(q.clone());
+                query.mode = args.mode;
+                query.traverse = *traverse;
+                let r = retriever.search(&query, &vector)?;
+                latency.push(r.timings.search_ms);
+                let (found, top): (Vec<String>, Vec<String>) = match &r.causal {
+                    Some(c) => (
+                        c.subgraph
+                            .nodes
+                            .iter()
+                            .map(|n| name_of(&n.note_id))
+                            .collect(),
+                        c.paths
+                            .first()
+                            .map(|p| p.notes.iter().map(|n| name_of(&n.note_id)).collect())
+                            .unwrap_or_default(),
+                    ),
+                    None => (Vec::new(), Vec::new()),
+                };
+                recall.push(eval::chain_recall(&found, chain));
+                order.push(f64::from(u8::from(eval::contains_in_order(&top, chain))));
+            }
         }
         if (i + 1) % 50 == 0 {
             eprintln!("{}/{} questions", i + 1, questions.len());
@@ -448,6 +503,20 @@ pub fn evaluate(args: EvalArgs) -> Result<ExitCode> {
                 graph: arm.graph,
                 summary: eval::summarize(&arm.scores),
                 latency_ms: eval::latency(&arm.latency),
+            })
+            .collect(),
+        chains: chain_arms
+            .into_iter()
+            .filter(|(_, recall, _, _)| !recall.is_empty())
+            .map(|(traversal, recall, order, latency)| {
+                let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+                ChainRun {
+                    traversal,
+                    questions: recall.len(),
+                    chain_recall: mean(&recall),
+                    order_hit_rate: mean(&order),
+                    latency_ms: eval::latency(&latency),
+                }
             })
             .collect(),
         embedding_ms: eval::latency(&embed_ms),
@@ -502,6 +571,21 @@ fn print_eval(r: &EvalReport) {
             l.p95,
             l.p99,
             l.max
+        );
+    }
+    for c in &r.chains {
+        println!(
+            "causal chains ({}): {} questions, chain recall {:.3}, top path in gold order {:.3}, p50 {:.1} ms, p95 {:.1} ms",
+            if c.traversal {
+                "traversal"
+            } else {
+                "no traversal"
+            },
+            c.questions,
+            c.chain_recall,
+            c.order_hit_rate,
+            c.latency_ms.p50,
+            c.latency_ms.p95
         );
     }
     let e = r.embedding_ms;

@@ -79,11 +79,7 @@ fn titles(path: &Value) -> Vec<String> {
         .collect()
 }
 
-/// `chain` appears in `path` in the same order (not necessarily adjacent).
-fn contains_in_order(path: &[String], chain: &[String]) -> bool {
-    let mut it = path.iter();
-    chain.iter().all(|c| it.any(|p| p == c))
-}
+use mindnet_retrieve::eval::contains_in_order;
 
 #[test]
 fn the_judged_set_is_large_enough() {

@@ -85,6 +85,20 @@ pub fn summarize(items: &[(Option<String>, Scores)]) -> Summary {
     }
 }
 
+/// `chain` appears in `path` in the same order (not necessarily adjacent).
+pub fn contains_in_order(path: &[String], chain: &[String]) -> bool {
+    let mut it = path.iter();
+    chain.iter().all(|c| it.any(|p| p == c))
+}
+
+/// Share of the gold chain's notes among `found`.
+pub fn chain_recall(found: &[String], chain: &[String]) -> f64 {
+    if chain.is_empty() {
+        return 0.0;
+    }
+    chain.iter().filter(|c| found.contains(c)).count() as f64 / chain.len() as f64
+}
+
 /// Latency percentiles in milliseconds (nearest rank).
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct Latency {
@@ -131,6 +145,14 @@ mod tests {
         assert!((s.ndcg_10 - dcg / ideal).abs() < 1e-12);
         let perfect = score(&names(&["a", "b"]), &names(&["a", "b"]));
         assert_eq!(perfect.ndcg_10, 1.0);
+    }
+
+    #[test]
+    fn chains_in_order() {
+        let path = names(&["a", "x", "b", "c"]);
+        assert!(contains_in_order(&path, &names(&["a", "b", "c"])));
+        assert!(!contains_in_order(&path, &names(&["b", "a"])));
+        assert_eq!(chain_recall(&path, &names(&["a", "z"])), 0.5);
     }
 
     #[test]
