@@ -40,6 +40,24 @@ pub enum BenchCommand {
     /// Print questions for `mindnet eval` from a vault: a sentence of a random
     /// note each, with that note as the gold answer (for latency and recall
     /// on generated vaults).
+    /// Generate a vault with planted causal chains of known ground truth and
+    /// write their why questions (with `gold_chain`) for `mindnet eval`.
+    Causal {
+        /// Notes in total (generated notes plus chain notes).
+        #[arg(long, default_value_t = 10_000)]
+        notes: usize,
+        /// Planted chains (3–5 notes each).
+        #[arg(long, default_value_t = 200)]
+        chains: usize,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Where to write the vault.
+        #[arg(long, value_name = "DIR")]
+        vault: PathBuf,
+        /// Where to write the questions (JSON Lines).
+        #[arg(long, value_name = "FILE")]
+        questions: PathBuf,
+    },
     Questions {
         /// The vault to draw from.
         vault: PathBuf,
@@ -64,7 +82,52 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             tokens,
         } => embed(&model, texts, tokens),
         BenchCommand::Questions { vault, count, seed } => questions(&vault, count, seed),
+        BenchCommand::Causal {
+            notes,
+            chains,
+            seed,
+            vault,
+            questions,
+        } => causal(notes, chains, seed, &vault, &questions),
     }
+}
+
+fn causal(
+    notes: usize,
+    chains: usize,
+    seed: u64,
+    vault: &std::path::Path,
+    questions: &std::path::Path,
+) -> Result<ExitCode> {
+    // About four notes per chain; the rest is the generated vault.
+    let generated = notes.saturating_sub(chains * 4).max(1);
+    let g = vaultgen::generate(vault, generated, seed)
+        .with_context(|| format!("writing {}", vault.display()))?;
+    let planted = vaultgen::plant_chains(vault, chains, generated, seed)?;
+    let chain_notes: usize = planted.iter().map(|(_, n)| n.len()).sum();
+    let mut out = String::new();
+    for (i, (token, names)) in planted.iter().enumerate() {
+        let q = serde_json::json!({
+            "id": i,
+            "question": format!("Warum gilt das Prinzip {token}?"),
+            "intent": "why",
+            "gold_chain": names,
+            "gold": names,
+        });
+        out.push_str(&q.to_string());
+        out.push('\n');
+    }
+    std::fs::write(questions, out).with_context(|| format!("{}", questions.display()))?;
+    println!(
+        "{} notes ({} generated, {} in {} chains) in {}; questions in {}",
+        g.notes + chain_notes,
+        g.notes,
+        chain_notes,
+        planted.len(),
+        vault.display(),
+        questions.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A sentence of plain prose: no headings, frontmatter or links.

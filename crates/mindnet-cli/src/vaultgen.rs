@@ -231,3 +231,55 @@ pub fn generate(dir: &Path, count: usize, seed: u64) -> std::io::Result<Generate
     }
     Ok(total)
 }
+
+/// Chains with known ground truth for the causal benchmark: each chain is
+/// 3–5 new notes in `ketten/`, typed experience → decision → state →
+/// (strategy) → principle, each caused by the one before
+/// (`[[rel:caused_by …]]`), plus a link into the rest of the vault as noise.
+/// The last note carries a token no other note has (`themaNNNN`), so a why
+/// question about it has one right starting point. Returns, per chain, the
+/// token and the note names, cause first.
+pub fn plant_chains(
+    dir: &Path,
+    chains: usize,
+    vault_notes: usize,
+    seed: u64,
+) -> std::io::Result<Vec<(String, Vec<String>)>> {
+    const TYPES: [&str; 5] = ["experience", "decision", "state", "strategy", "principle"];
+    let mut rng = Rng::new(seed ^ 0x5eed_c4a1);
+    let folder = dir.join("ketten");
+    std::fs::create_dir_all(&folder)?;
+    let mut out = Vec::new();
+    for c in 0..chains {
+        let len = 3 + rng.below(3);
+        let token = format!("thema{c:04}");
+        let names: Vec<String> = (1..=len)
+            .map(|s| format!("Kette {c:04} Schritt {s}"))
+            .collect();
+        for (s, name) in names.iter().enumerate() {
+            let note_type = if s + 1 == len {
+                "principle"
+            } else {
+                TYPES[s.min(3)]
+            };
+            let mut text = format!("---\ntype: {note_type}\n---\n# {name}\n\n");
+            sentence(&mut rng, &mut text);
+            sentence(&mut rng, &mut text);
+            if s > 0 {
+                text.push_str(&format!("Das kam so: [[rel:caused_by {}]]. ", names[s - 1]));
+            }
+            text.push_str(&format!(
+                "Siehe auch [[{}]]. ",
+                title(rng.below(vault_notes.max(1)))
+            ));
+            if s + 1 == len {
+                text.push_str(&format!(
+                    "\n\nDas Prinzip {token} gilt seitdem. Über {token} denke ich oft nach.\n"
+                ));
+            }
+            std::fs::write(folder.join(format!("{name}.md")), text)?;
+        }
+        out.push((token, names));
+    }
+    Ok(out)
+}
