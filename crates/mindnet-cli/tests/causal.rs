@@ -3,23 +3,11 @@
 
 mod common;
 
-use common::{demo_vault, mindnet};
+use common::{copy_dir, demo_vault, mindnet};
+use mindnet_retrieve::eval::contains_in_order;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let p = entry.unwrap().path();
-        let dst = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            std::fs::create_dir_all(&dst).unwrap();
-            copy_dir(&p, &dst);
-        } else {
-            std::fs::copy(&p, &dst).unwrap();
-        }
-    }
-}
 
 fn questions_file() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/questions/causal.jsonl")
@@ -78,8 +66,6 @@ fn titles(path: &Value) -> Vec<String> {
         .map(|n| n["title"].as_str().unwrap().to_string())
         .collect()
 }
-
-use mindnet_retrieve::eval::contains_in_order;
 
 #[test]
 fn the_judged_set_is_large_enough() {

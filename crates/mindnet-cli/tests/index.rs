@@ -3,23 +3,10 @@
 
 mod common;
 
-use common::{demo_vault, mindnet};
+use common::{copy_dir, demo_vault, mindnet};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Output;
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let p = entry.unwrap().path();
-        let dst = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            std::fs::create_dir_all(&dst).unwrap();
-            copy_dir(&p, &dst);
-        } else {
-            std::fs::copy(&p, &dst).unwrap();
-        }
-    }
-}
 
 fn run_ok(args: &[&str]) -> Output {
     let out = mindnet(args);

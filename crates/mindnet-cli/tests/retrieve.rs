@@ -4,23 +4,10 @@
 
 mod common;
 
-use common::{demo_vault, mindnet};
+use common::{copy_dir, demo_vault, mindnet};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::OnceLock;
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let p = entry.unwrap().path();
-        let dst = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            std::fs::create_dir_all(&dst).unwrap();
-            copy_dir(&p, &dst);
-        } else {
-            std::fs::copy(&p, &dst).unwrap();
-        }
-    }
-}
 
 fn note(dir: &Path, rel: &str, frontmatter: &str, body: &str) {
     let p = dir.join(rel);

@@ -9,6 +9,20 @@ pub fn demo_vault() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/vault")
 }
 
+/// Copies a folder tree (a vault) into `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let p = entry.unwrap().path();
+        let dst = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            std::fs::create_dir_all(&dst).unwrap();
+            copy_dir(&p, &dst);
+        } else {
+            std::fs::copy(&p, &dst).unwrap();
+        }
+    }
+}
+
 pub fn mindnet(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mindnet"))
         .args(args)
