@@ -109,7 +109,7 @@ fn causal(
     for (i, (token, names)) in planted.iter().enumerate() {
         let q = serde_json::json!({
             "id": i,
-            "question": format!("Warum gilt das Prinzip {token}?"),
+            "question": format!("Warum gilt {token}?"),
             "intent": "why",
             "gold_chain": names,
             "gold": names,

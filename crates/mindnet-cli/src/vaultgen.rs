@@ -236,8 +236,9 @@ pub fn generate(dir: &Path, count: usize, seed: u64) -> std::io::Result<Generate
 /// 3–5 new notes in `ketten/`, typed experience → decision → state →
 /// (strategy) → principle, each caused by the one before
 /// (`[[rel:caused_by …]]`), plus a link into the rest of the vault as noise.
-/// The last note carries a token no other note has (`themaNNNN`), so a why
-/// question about it has one right starting point. Returns, per chain, the
+/// The last note carries a made-up word no other note has (letters only, so
+/// the BM25 analyser keeps it whole), so a why question about it has one
+/// right starting point. Returns, per chain, the
 /// token and the note names, cause first.
 pub fn plant_chains(
     dir: &Path,
@@ -252,7 +253,7 @@ pub fn plant_chains(
     let mut out = Vec::new();
     for c in 0..chains {
         let len = 3 + rng.below(3);
-        let token = format!("thema{c:04}");
+        let token = pseudo_word(c);
         let names: Vec<String> = (1..=len)
             .map(|s| format!("Kette {c:04} Schritt {s}"))
             .collect();
@@ -282,4 +283,23 @@ pub fn plant_chains(
         out.push((token, names));
     }
     Ok(out)
+}
+
+/// A pronounceable word unique to `n` ("Kalomi…"), four syllables.
+pub fn pseudo_word(n: usize) -> String {
+    const SYLLABLES: [&str; 20] = [
+        "ka", "lo", "mi", "nu", "pe", "ra", "si", "to", "vu", "ze", "bo", "da", "fe", "gi", "ho",
+        "ju", "ke", "la", "mo", "ni",
+    ];
+    let mut word = String::new();
+    let mut rest = n;
+    for _ in 0..4 {
+        word.push_str(SYLLABLES[rest % 20]);
+        rest /= 20;
+    }
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map(|f| f.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
