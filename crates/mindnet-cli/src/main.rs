@@ -3,6 +3,7 @@
 mod bench;
 mod config;
 mod import;
+mod lint_cmd;
 mod query_cmd;
 mod store_cmd;
 mod vaultgen;
@@ -36,6 +37,8 @@ enum Command {
     Feedback(query_cmd::FeedbackArgs),
     /// Retrieval quality on a question set: recall@k, MRR, nDCG, latency.
     Eval(query_cmd::EvalArgs),
+    /// Check the vault's edges and links as an author: vocabulary, targets, spellings, type rules, chains.
+    Lint(lint_cmd::LintArgs),
     /// Counts, model and last import of an index.
     Status(store_cmd::StatusArgs),
     /// Integrity check of an index: dangling edges, orphans, broken chains, indexes.
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
         Command::Ask(args) => query_cmd::ask(args),
         Command::Feedback(args) => query_cmd::feedback(args),
         Command::Eval(args) => query_cmd::evaluate(args),
+        Command::Lint(args) => lint_cmd::run(args),
         Command::Status(args) => store_cmd::status(args),
         Command::Check(args) => store_cmd::check(args),
         Command::Models(cmd) => store_cmd::models(cmd),

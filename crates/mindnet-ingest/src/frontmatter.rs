@@ -15,6 +15,8 @@ pub struct Frontmatter {
     pub created: Option<String>,
     pub updated: Option<String>,
     pub lang: Option<String>,
+    /// Lint rules switched off for this note (`lint: {ignore: [rule, …]}`).
+    pub lint_ignore: Vec<String>,
     /// The raw YAML, to find the line of a field for later warnings.
     raw: String,
     /// 1-based line of the first YAML line in the file.
@@ -137,6 +139,10 @@ fn fill(fm: &mut Frontmatter, map: &serde_yaml_ng::Mapping, issues: &mut Vec<Fro
         .collect();
     fm.aliases = get("aliases")
         .or_else(|| get("alias"))
+        .map(list)
+        .unwrap_or_default();
+    fm.lint_ignore = get("lint")
+        .and_then(|l| l.get("ignore"))
         .map(list)
         .unwrap_or_default();
     for key in ["id", "title", "type", "status"] {

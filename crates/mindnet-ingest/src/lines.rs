@@ -15,6 +15,14 @@ impl LineIndex {
     pub fn line(&self, offset: usize) -> usize {
         self.starts.partition_point(|&s| s <= offset)
     }
+
+    /// Byte offset where a 1-based line starts.
+    pub fn start(&self, line: usize) -> usize {
+        self.starts
+            .get(line.saturating_sub(1))
+            .copied()
+            .unwrap_or(0)
+    }
 }
 
 #[cfg(test)]

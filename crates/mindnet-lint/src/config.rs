@@ -1,0 +1,111 @@
+//! `config/lint.yaml`: the severity of each rule, or `off`.
+
+use crate::Severity;
+use mindnet_core::{ConfigError, yaml};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub const DEFAULT_YAML: &str = include_str!("../../../config/lint.yaml");
+
+/// Every rule id, with its default severity.
+pub const RULES: [(&str, Severity); 12] = [
+    ("edge/alias-not-canonical", Severity::Warning),
+    ("edge/unknown-kind", Severity::Error),
+    ("edge/prohibited-for-type", Severity::Error),
+    ("edge/chronology-as-causality", Severity::Warning),
+    ("link/missing-target", Severity::Warning),
+    ("link/outside-vault", Severity::Error),
+    ("node/split-spelling", Severity::Warning),
+    ("hub/causal-edge", Severity::Warning),
+    ("principle/caused-by", Severity::Recommendation),
+    ("chain/gap", Severity::Recommendation),
+    ("chain/cycle", Severity::Warning),
+    ("chain/multiple-causes", Severity::Recommendation),
+];
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[allow(dead_code)]
+    version: u32,
+    #[serde(default)]
+    rules: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct LintConfig {
+    /// `None`: switched off.
+    rules: BTreeMap<String, Option<Severity>>,
+}
+
+impl LintConfig {
+    pub fn builtin() -> Self {
+        Self::from_yaml(Path::new("<built-in lint.yaml>"), DEFAULT_YAML)
+            .expect("the built-in lint config is valid (checked by a test)")
+    }
+
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = yaml::read(path)?;
+        Self::from_yaml(path, &text)
+    }
+
+    pub fn from_yaml(path: &Path, text: &str) -> Result<Self, ConfigError> {
+        let f: File = yaml::parse(path, text)?;
+        let mut rules: BTreeMap<String, Option<Severity>> = RULES
+            .iter()
+            .map(|(r, s)| (r.to_string(), Some(*s)))
+            .collect();
+        for (rule, value) in f.rules {
+            if !rules.contains_key(&rule) {
+                return Err(yaml::invalid(
+                    path,
+                    text,
+                    &["rules", &rule],
+                    format!("unknown rule; known: {}", RULES.map(|(r, _)| r).join(", ")),
+                ));
+            }
+            let severity = match value.as_str() {
+                "off" => None,
+                other => Some(other.parse::<Severity>().map_err(|m| {
+                    yaml::invalid(path, text, &["rules", &rule], format!("{m}, or off"))
+                })?),
+            };
+            rules.insert(rule, severity);
+        }
+        Ok(LintConfig { rules })
+    }
+
+    /// The rule's severity; `None` when it is off.
+    pub fn severity(&self, rule: &str) -> Option<Severity> {
+        self.rules.get(rule).copied().flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_config_names_every_rule() {
+        let c = LintConfig::builtin();
+        for (rule, default) in RULES {
+            assert_eq!(c.severity(rule), Some(default), "{rule}");
+        }
+    }
+
+    #[test]
+    fn a_rule_can_be_switched_off_and_an_unknown_rule_is_an_error() {
+        let c = LintConfig::from_yaml(
+            Path::new("l.yaml"),
+            "version: 1\nrules:\n  chain/gap: off\n  hub/causal-edge: error\n",
+        )
+        .unwrap();
+        assert_eq!(c.severity("chain/gap"), None);
+        assert_eq!(c.severity("hub/causal-edge"), Some(Severity::Error));
+        let e = LintConfig::from_yaml(Path::new("l.yaml"), "version: 1\nrules:\n  nope: off\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("l.yaml:3") && e.contains("unknown rule"), "{e}");
+    }
+}

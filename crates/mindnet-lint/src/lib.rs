@@ -1,0 +1,292 @@
+//! The graph linter (SPEC §6): findings about the edges authors write, on
+//! the files alone (no index needed). Each finding has a stable rule id, a
+//! severity, a path, a line and a column, and a message in German or
+//! English.
+//!
+//! `lint_vault` reads and parses every note once (in parallel), resolves
+//! links like the importer, then runs the link checks (`links.rs`), the
+//! spelling check (`names.rs`) and the chain checks (`chains.rs`).
+
+mod chains;
+mod config;
+mod links;
+mod names;
+
+pub use config::{LintConfig, RULES};
+
+use mindnet_core::{Status, Warning};
+use mindnet_ingest::lines::LineIndex;
+use mindnet_ingest::parse::{ParsedNote, parse};
+use mindnet_ingest::resolve::{NoteEntry, Resolution, Resolver};
+use mindnet_ingest::scan::scan_vault;
+use mindnet_ingest::source::read_source;
+use mindnet_ingest::{Config, IngestError};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Recommendation,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Recommendation => "recommendation",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl std::str::FromStr for Severity {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "recommendation" => Ok(Severity::Recommendation),
+            "warning" => Ok(Severity::Warning),
+            "error" => Ok(Severity::Error),
+            other => Err(format!(
+                "unknown severity `{other}` (error, warning, recommendation)"
+            )),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Lang {
+    #[default]
+    De,
+    En,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Finding {
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct LintReport {
+    pub notes: usize,
+    pub findings: Vec<Finding>,
+    /// Files that could not be read (binary, too large, …).
+    pub skipped: Vec<Warning>,
+}
+
+impl LintReport {
+    pub fn count(&self, s: Severity) -> usize {
+        self.findings.iter().filter(|f| f.severity == s).count()
+    }
+}
+
+/// One parsed note and what the checks need of it.
+pub(crate) struct Note {
+    pub path: String,
+    pub title: String,
+    pub note_type: String,
+    pub text: String,
+    pub parsed: ParsedNote,
+    pub ignore: Vec<String>,
+    /// False for `status: template` and `status: system`.
+    pub indexed: bool,
+}
+
+impl Note {
+    /// 1-based column of a byte offset (in characters).
+    pub fn column(&self, offset: usize) -> usize {
+        let lines = LineIndex::new(&self.text);
+        let start = lines.start(lines.line(offset));
+        self.text
+            .get(start..offset)
+            .map_or(1, |s| s.chars().count() + 1)
+    }
+}
+
+/// A link of a note, resolved.
+pub(crate) struct LinkRef<'a> {
+    pub note: usize,
+    pub link: &'a mindnet_ingest::parse::Link,
+    pub target: Option<usize>,
+    pub outside: bool,
+}
+
+pub(crate) struct Vault<'a> {
+    pub notes: Vec<Note>,
+    pub config: &'a Config,
+    pub lang: Lang,
+}
+
+impl Vault<'_> {
+    pub fn msg(&self, de: String, en: String) -> String {
+        match self.lang {
+            Lang::De => de,
+            Lang::En => en,
+        }
+    }
+
+    pub fn finding(
+        &self,
+        note: usize,
+        offset: usize,
+        rule: &'static str,
+        message: String,
+    ) -> Finding {
+        let n = &self.notes[note];
+        Finding {
+            path: n.path.clone(),
+            line: n.parsed.lines.line(offset),
+            column: n.column(offset),
+            rule,
+            severity: Severity::Warning,
+            message,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct LintOptions {
+    pub lang: Lang,
+    /// Only report findings in this note (vault-relative path).
+    pub note: Option<String>,
+    pub max_note_bytes: u64,
+}
+
+pub fn lint_vault(
+    root: &Path,
+    config: &Config,
+    lint: &LintConfig,
+    opts: &LintOptions,
+) -> Result<LintReport, IngestError> {
+    let scan = scan_vault(root)?;
+    let max = if opts.max_note_bytes == 0 {
+        mindnet_ingest::source::DEFAULT_MAX_NOTE_BYTES
+    } else {
+        opts.max_note_bytes
+    };
+    let read: Vec<Result<Note, Warning>> = scan
+        .files
+        .par_iter()
+        .map(|f| {
+            let src = read_source(f, max)?;
+            let parsed = parse(&src.text);
+            let fm = &parsed.frontmatter;
+            let stem = Path::new(&f.rel_path)
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default();
+            let title = fm
+                .title
+                .clone()
+                .or_else(|| parsed.first_h1().map(str::to_string))
+                .unwrap_or(stem);
+            let (note_type, _) = config
+                .registry
+                .resolve_type(fm.note_type.as_deref(), &f.rel_path);
+            Ok(Note {
+                path: f.rel_path.clone(),
+                title,
+                note_type,
+                ignore: fm.lint_ignore.clone(),
+                indexed: fm
+                    .status
+                    .as_deref()
+                    .and_then(Status::parse)
+                    .is_none_or(Status::is_indexed),
+                text: src.text,
+                parsed,
+            })
+        })
+        .collect();
+    let mut report = LintReport::default();
+    let mut notes = Vec::new();
+    for r in read {
+        match r {
+            // Templates and system notes are not part of the graph (as in
+            // the import): their placeholders are not findings.
+            Ok(n) if !n.indexed => {}
+            Ok(n) => notes.push(n),
+            Err(w) => report.skipped.push(w),
+        }
+    }
+    report.notes = notes.len();
+    let resolver = Resolver::new(
+        notes
+            .iter()
+            .map(|n| NoteEntry {
+                note_id: n.path.clone(),
+                rel_path: n.path.clone(),
+                title: n.title.clone(),
+                aliases: n.parsed.frontmatter.aliases.clone(),
+                note_type: n.note_type.clone(),
+            })
+            .collect(),
+    );
+    let vault = Vault {
+        notes,
+        config,
+        lang: opts.lang,
+    };
+    let links: Vec<LinkRef<'_>> = vault
+        .notes
+        .iter()
+        .enumerate()
+        .flat_map(|(i, n)| {
+            let resolver = &resolver;
+            n.parsed.links.iter().map(move |l| {
+                let (target, outside) = if l.parts.target.is_empty() {
+                    (Some(i), false)
+                } else {
+                    match resolver.resolve(&l.parts.target, &n.path) {
+                        Resolution::Note(j) => (Some(j), false),
+                        Resolution::Unresolved => (None, false),
+                        Resolution::OutsideVault => (None, true),
+                    }
+                };
+                LinkRef {
+                    note: i,
+                    link: l,
+                    target,
+                    outside,
+                }
+            })
+        })
+        .collect();
+
+    let mut findings = links::check(&vault, &links);
+    findings.extend(names::check(&vault, &links));
+    findings.extend(chains::check(&vault, &links));
+
+    // Severities from the config; rules switched off globally or per note.
+    report.findings = findings
+        .into_iter()
+        .filter_map(|mut f| {
+            f.severity = lint.severity(f.rule)?;
+            let note = vault.notes.iter().find(|n| n.path == f.path);
+            if note.is_some_and(|n| n.ignore.iter().any(|r| r == f.rule)) {
+                return None;
+            }
+            if opts.note.as_ref().is_some_and(|p| *p != f.path) {
+                return None;
+            }
+            Some(f)
+        })
+        .collect();
+    report.findings.sort();
+    report.findings.dedup();
+    Ok(report)
+}
+
+/// The source line of a finding, for the human output.
+pub fn excerpt(root: &Path, f: &Finding) -> Option<String> {
+    let text = std::fs::read_to_string(root.join(&f.path)).ok()?;
+    text.lines().nth(f.line.checked_sub(1)?).map(str::to_string)
+}

@@ -1,0 +1,86 @@
+//! Issue 6 acceptance: the exact findings of a fixture vault that has each
+//! problem at least once, and none for a clean vault.
+
+use mindnet_ingest::Config;
+use mindnet_lint::{Lang, LintConfig, LintOptions, Severity, lint_vault};
+use std::path::Path;
+
+fn lint(dir: &str, opts: &LintOptions) -> mindnet_lint::LintReport {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(dir);
+    lint_vault(&root, &Config::builtin(), &LintConfig::builtin(), opts).unwrap()
+}
+
+#[test]
+fn the_fixture_vault_gives_exactly_its_findings() {
+    let report = lint("fixture", &LintOptions::default());
+    let got: Vec<(&str, &str, usize)> = report
+        .findings
+        .iter()
+        .map(|f| (f.rule, f.path.as_str(), f.line))
+        .collect();
+    let want = vec![
+        ("chain/multiple-causes", "Entscheidungen/Neue Stelle.md", 6),
+        ("chain/cycle", "Entscheidungen/Neue Stelle.md", 7),
+        ("link/outside-vault", "Entscheidungen/Neue Stelle.md", 8),
+        ("edge/alias-not-canonical", "Erfahrungen/Umzug.md", 6),
+        ("chain/gap", "Erfahrungen/Umzug.md", 7),
+        ("edge/chronology-as-causality", "Erfahrungen/Umzug.md", 7),
+        ("link/missing-target", "Erfahrungen/Umzug.md", 8),
+        ("node/split-spelling", "Erfahrungen/Umzug.md", 9),
+        ("edge/unknown-kind", "Erfahrungen/Umzug.md", 10),
+        ("chain/multiple-causes", "Prinzipien/Ruhe.md", 6),
+        ("edge/prohibited-for-type", "Prinzipien/Ruhe.md", 6),
+        ("principle/caused-by", "Prinzipien/Ruhe.md", 6),
+        ("chain/cycle", "Zustände/Zweifel.md", 6),
+        ("edge/prohibited-for-type", "Übersicht.md", 6),
+        ("hub/causal-edge", "Übersicht.md", 6),
+    ];
+    assert_eq!(got, want, "{:#?}", report.findings);
+    // Every rule is exercised.
+    for (rule, _) in mindnet_lint::RULES {
+        assert!(got.iter().any(|(r, _, _)| *r == rule), "{rule} never fires");
+    }
+    let split = report
+        .findings
+        .iter()
+        .find(|f| f.rule == "node/split-spelling")
+        .unwrap();
+    assert_eq!(split.column, 5);
+    assert!(split.message.contains("Neue Stelle"), "{}", split.message);
+    assert_eq!(report.count(Severity::Error), 4);
+}
+
+#[test]
+fn messages_come_in_english_too_and_one_note_can_be_linted_alone() {
+    let opts = LintOptions {
+        lang: Lang::En,
+        note: Some("Erfahrungen/Umzug.md".into()),
+        max_note_bytes: 0,
+    };
+    let report = lint("fixture", &opts);
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.path == "Erfahrungen/Umzug.md")
+    );
+    let alias = report
+        .findings
+        .iter()
+        .find(|f| f.rule == "edge/alias-not-canonical")
+        .unwrap();
+    assert!(
+        alias.message.contains("canonical kind is `resulted_in`"),
+        "{}",
+        alias.message
+    );
+}
+
+#[test]
+fn a_clean_vault_gives_no_findings() {
+    let report = lint("clean", &LintOptions::default());
+    assert_eq!(report.notes, 2);
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+}
