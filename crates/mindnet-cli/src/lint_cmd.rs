@@ -127,3 +127,123 @@ fn print_human(root: &Path, findings: &[Finding], notes: usize, en: bool) -> std
         if en { "notes" } else { "Notizen" },
     )
 }
+
+#[derive(clap::Args, Debug)]
+pub struct ChainArgs {
+    /// The note: its title or its vault-relative path.
+    pub note: String,
+    /// The vault's root folder.
+    #[arg(long, default_value = ".")]
+    pub vault: PathBuf,
+    /// Only the causes.
+    #[arg(long, conflicts_with_all = ["forward", "both"])]
+    pub backward: bool,
+    /// Only the effects.
+    #[arg(long, conflicts_with = "both")]
+    pub forward: bool,
+    /// Causes and effects (the default).
+    #[arg(long)]
+    pub both: bool,
+    /// Steps in each direction.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=6))]
+    pub hops: u8,
+    /// tree (indented text), mermaid or json.
+    #[arg(long, default_value = "tree", value_parser = ["tree", "mermaid", "json"])]
+    pub format: String,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+pub fn chain(args: ChainArgs) -> Result<ExitCode> {
+    use mindnet_lint::{ChainDirection, chain_preview};
+    let config = args.config.load(&args.vault)?;
+    let direction = if args.backward {
+        ChainDirection::Backward
+    } else if args.forward {
+        ChainDirection::Forward
+    } else {
+        ChainDirection::Both
+    };
+    let p = chain_preview(
+        &args.vault,
+        &config,
+        &args.note,
+        direction,
+        usize::from(args.hops),
+    )?;
+    match args.format.as_str() {
+        "json" => println!("{}", serde_json::to_string_pretty(&p)?),
+        "mermaid" => print!("{}", chain_mermaid(&p)),
+        _ => {
+            println!("{} ({})", p.title, p.note_type);
+            print_branch(&p.causes, "⟵", 1);
+            print_branch(&p.effects, "⟶", 1);
+            if p.causes.is_empty() && p.effects.is_empty() {
+                println!("  (keine kausalen Kanten / no causal edges)");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_branch(nodes: &[mindnet_lint::ChainNode], arrow: &str, depth: usize) {
+    for n in nodes {
+        println!(
+            "{}{arrow} {} — {} ({}){}",
+            "    ".repeat(depth - 1) + "  ",
+            n.kind,
+            n.title,
+            n.note_type,
+            if n.repeated {
+                "  ↺ schon oben / seen above"
+            } else {
+                ""
+            }
+        );
+        print_branch(&n.children, arrow, depth + 1);
+    }
+}
+
+/// The chain as a Mermaid flowchart, cause → effect.
+fn chain_mermaid(p: &mindnet_lint::ChainPreview) -> String {
+    let mut ids: Vec<(String, String)> = vec![(p.path.clone(), p.title.clone())];
+    let mut edges: Vec<(String, String, String)> = Vec::new();
+    fn walk(
+        parent: &str,
+        nodes: &[mindnet_lint::ChainNode],
+        backward: bool,
+        ids: &mut Vec<(String, String)>,
+        edges: &mut Vec<(String, String, String)>,
+    ) {
+        for n in nodes {
+            if !ids.iter().any(|(p, _)| *p == n.path) {
+                ids.push((n.path.clone(), n.title.clone()));
+            }
+            let edge = if backward {
+                (
+                    n.path.clone(),
+                    parent.to_string(),
+                    "resulted_in".to_string(),
+                )
+            } else {
+                (parent.to_string(), n.path.clone(), n.kind.clone())
+            };
+            if !edges.contains(&edge) {
+                edges.push(edge);
+            }
+            walk(&n.path, &n.children, backward, ids, edges);
+        }
+    }
+    walk(&p.path, &p.causes, true, &mut ids, &mut edges);
+    walk(&p.path, &p.effects, false, &mut ids, &mut edges);
+    let index = |path: &str| ids.iter().position(|(p, _)| p == path).unwrap_or(0);
+    let mut out = String::from("```mermaid\ngraph LR\n");
+    for (i, (_, title)) in ids.iter().enumerate() {
+        out.push_str(&format!("  n{i}[\"{}\"]\n", title.replace('"', "'")));
+    }
+    for (from, to, kind) in &edges {
+        out.push_str(&format!("  n{} -->|{kind}| n{}\n", index(from), index(to)));
+    }
+    out.push_str("```\n");
+    out
+}

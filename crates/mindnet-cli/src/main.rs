@@ -39,6 +39,8 @@ enum Command {
     Eval(query_cmd::EvalArgs),
     /// Check the vault's edges and links as an author: vocabulary, targets, spellings, type rules, chains.
     Lint(lint_cmd::LintArgs),
+    /// Preview the causal neighbourhood of a note: its causes and effects, as a tree or Mermaid.
+    Chain(lint_cmd::ChainArgs),
     /// Counts, model and last import of an index.
     Status(store_cmd::StatusArgs),
     /// Integrity check of an index: dangling edges, orphans, broken chains, indexes.
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::Feedback(args) => query_cmd::feedback(args),
         Command::Eval(args) => query_cmd::evaluate(args),
         Command::Lint(args) => lint_cmd::run(args),
+        Command::Chain(args) => lint_cmd::chain(args),
         Command::Status(args) => store_cmd::status(args),
         Command::Check(args) => store_cmd::check(args),
         Command::Models(cmd) => store_cmd::models(cmd),

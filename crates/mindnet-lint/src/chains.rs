@@ -7,16 +7,20 @@ use crate::{Finding, LinkRef, Vault};
 use std::collections::HashMap;
 
 /// A typed causal link as cause → effect, with where it is written.
-struct Causal<'a> {
-    cause: usize,
-    effect: usize,
-    kind: &'a str,
-    link: &'a LinkRef<'a>,
+pub(crate) struct Causal<'a> {
+    pub cause: usize,
+    pub effect: usize,
+    /// The kind as written (canonical).
+    pub kind: &'a str,
+    /// The kind read from cause to effect (`resulted_in`, `source_of`, `impacts`).
+    pub forward: &'static str,
+    pub link: &'a LinkRef<'a>,
 }
 
-pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
+/// Every typed causal link, read as cause → effect.
+pub(crate) fn causal_links<'a>(v: &'a Vault<'_>, links: &'a [LinkRef<'a>]) -> Vec<Causal<'a>> {
     let vocab = &v.config.vocab;
-    let mut causal: Vec<Causal<'_>> = Vec::new();
+    let mut causal: Vec<Causal<'a>> = Vec::new();
     for l in links {
         let (Some(raw), Some(target)) = (written_kind(l), l.target) else {
             continue;
@@ -26,18 +30,28 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
         }
         let kind = vocab.canonicalize(raw).kind();
         // Read every causal kind as cause → effect.
-        let (cause, effect) = match kind {
-            "caused_by" | "derived_from" | "impacted_by" => (target, l.note),
-            "resulted_in" | "source_of" | "impacts" => (l.note, target),
+        let (cause, effect, forward) = match kind {
+            "caused_by" => (target, l.note, "resulted_in"),
+            "derived_from" => (target, l.note, "source_of"),
+            "impacted_by" => (target, l.note, "impacts"),
+            "resulted_in" => (l.note, target, "resulted_in"),
+            "source_of" => (l.note, target, "source_of"),
+            "impacts" => (l.note, target, "impacts"),
             _ => continue,
         };
         causal.push(Causal {
             cause,
             effect,
             kind,
+            forward,
             link: l,
         });
     }
+    causal
+}
+
+pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
+    let causal = causal_links(v, links);
     let mut out = Vec::new();
     let pairs: HashMap<(usize, usize), &Causal<'_>> =
         causal.iter().map(|c| ((c.cause, c.effect), c)).collect();

@@ -7,11 +7,13 @@
 //! links like the importer, then runs the link checks (`links.rs`), the
 //! spelling check (`names.rs`) and the chain checks (`chains.rs`).
 
+mod chain;
 mod chains;
 mod config;
 mod links;
 mod names;
 
+pub use chain::{ChainDirection, ChainError, ChainNode, ChainPreview, chain_preview};
 pub use config::{LintConfig, RULES};
 
 use mindnet_core::{Status, Warning};
@@ -160,17 +162,17 @@ pub struct LintOptions {
     pub max_note_bytes: u64,
 }
 
-pub fn lint_vault(
+/// Reads and parses every indexed note of the vault, in parallel.
+fn load_notes(
     root: &Path,
     config: &Config,
-    lint: &LintConfig,
-    opts: &LintOptions,
-) -> Result<LintReport, IngestError> {
+    max_note_bytes: u64,
+) -> Result<(Vec<Note>, Vec<Warning>), IngestError> {
     let scan = scan_vault(root)?;
-    let max = if opts.max_note_bytes == 0 {
+    let max = if max_note_bytes == 0 {
         mindnet_ingest::source::DEFAULT_MAX_NOTE_BYTES
     } else {
-        opts.max_note_bytes
+        max_note_bytes
     };
     let read: Vec<Result<Note, Warning>> = scan
         .files
@@ -206,20 +208,25 @@ pub fn lint_vault(
             })
         })
         .collect();
-    let mut report = LintReport::default();
     let mut notes = Vec::new();
+    let mut skipped = Vec::new();
     for r in read {
         match r {
             // Templates and system notes are not part of the graph (as in
             // the import): their placeholders are not findings.
             Ok(n) if !n.indexed => {}
             Ok(n) => notes.push(n),
-            Err(w) => report.skipped.push(w),
+            Err(w) => skipped.push(w),
         }
     }
-    report.notes = notes.len();
+    Ok((notes, skipped))
+}
+
+/// Every link of every note, resolved as the importer resolves it.
+fn resolve_links<'a>(vault: &'a Vault<'_>) -> Vec<LinkRef<'a>> {
     let resolver = Resolver::new(
-        notes
+        vault
+            .notes
             .iter()
             .map(|n| NoteEntry {
                 note_id: n.path.clone(),
@@ -230,36 +237,47 @@ pub fn lint_vault(
             })
             .collect(),
     );
+    let mut out = Vec::new();
+    for (i, n) in vault.notes.iter().enumerate() {
+        for l in &n.parsed.links {
+            let (target, outside) = if l.parts.target.is_empty() {
+                (Some(i), false)
+            } else {
+                match resolver.resolve(&l.parts.target, &n.path) {
+                    Resolution::Note(j) => (Some(j), false),
+                    Resolution::Unresolved => (None, false),
+                    Resolution::OutsideVault => (None, true),
+                }
+            };
+            out.push(LinkRef {
+                note: i,
+                link: l,
+                target,
+                outside,
+            });
+        }
+    }
+    out
+}
+
+pub fn lint_vault(
+    root: &Path,
+    config: &Config,
+    lint: &LintConfig,
+    opts: &LintOptions,
+) -> Result<LintReport, IngestError> {
+    let (notes, skipped) = load_notes(root, config, opts.max_note_bytes)?;
+    let mut report = LintReport {
+        notes: notes.len(),
+        skipped,
+        ..Default::default()
+    };
     let vault = Vault {
         notes,
         config,
         lang: opts.lang,
     };
-    let links: Vec<LinkRef<'_>> = vault
-        .notes
-        .iter()
-        .enumerate()
-        .flat_map(|(i, n)| {
-            let resolver = &resolver;
-            n.parsed.links.iter().map(move |l| {
-                let (target, outside) = if l.parts.target.is_empty() {
-                    (Some(i), false)
-                } else {
-                    match resolver.resolve(&l.parts.target, &n.path) {
-                        Resolution::Note(j) => (Some(j), false),
-                        Resolution::Unresolved => (None, false),
-                        Resolution::OutsideVault => (None, true),
-                    }
-                };
-                LinkRef {
-                    note: i,
-                    link: l,
-                    target,
-                    outside,
-                }
-            })
-        })
-        .collect();
+    let links = resolve_links(&vault);
 
     let mut findings = links::check(&vault, &links);
     findings.extend(names::check(&vault, &links));

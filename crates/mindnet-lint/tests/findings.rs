@@ -84,3 +84,60 @@ fn a_clean_vault_gives_no_findings() {
     assert_eq!(report.notes, 2);
     assert!(report.findings.is_empty(), "{:#?}", report.findings);
 }
+
+#[test]
+fn the_chain_preview_follows_causes_and_effects_and_ends_at_cycles() {
+    use mindnet_lint::{ChainDirection, chain_preview};
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/vault");
+    let p = chain_preview(
+        &demo,
+        &Config::builtin(),
+        "Wechsel in die Softwareentwicklung",
+        ChainDirection::Both,
+        3,
+    )
+    .unwrap();
+    assert_eq!(p.causes[0].title, "Erschöpfung im Frühjahr 2023");
+    assert_eq!(p.causes[0].kind, "caused_by");
+    assert_eq!(
+        p.causes[0].children[0].title,
+        "Jahresabschluss-Marathon 2023"
+    );
+    assert!(
+        p.effects
+            .iter()
+            .any(|e| e.title == "Neustart als Junior-Entwickler")
+    );
+
+    // Neue Stelle ⇄ Zweifel cause each other: the loop is shown once, marked.
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixture");
+    let p = chain_preview(
+        &fixture,
+        &Config::builtin(),
+        "Neue Stelle",
+        ChainDirection::Backward,
+        6,
+    )
+    .unwrap();
+    let zweifel = p.causes.iter().find(|c| c.title == "Zweifel").unwrap();
+    assert!(
+        zweifel
+            .children
+            .iter()
+            .any(|c| c.title == "Neue Stelle" && c.repeated)
+    );
+
+    let missing = chain_preview(
+        &fixture,
+        &Config::builtin(),
+        "Gibt es nicht",
+        ChainDirection::Both,
+        2,
+    );
+    assert!(
+        missing
+            .unwrap_err()
+            .to_string()
+            .contains("no note `Gibt es nicht`")
+    );
+}

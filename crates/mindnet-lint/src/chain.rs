@@ -1,0 +1,165 @@
+//! `mindnet chain`: the causal neighbourhood of one note, 1–6 steps back to
+//! its causes and forward to its effects, read from the files (LNT-4). Each
+//! note appears once per branch; a note met again is marked, not expanded,
+//! so cycles end.
+
+use crate::chains::causal_links;
+use crate::{Vault, load_notes, resolve_links};
+use mindnet_ingest::{Config, IngestError};
+use serde::Serialize;
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChainDirection {
+    Backward,
+    Forward,
+    Both,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChainNode {
+    pub title: String,
+    pub path: String,
+    #[serde(rename = "type")]
+    pub note_type: String,
+    /// The kind read from the parent: `caused_by` towards causes,
+    /// `resulted_in` towards effects.
+    pub kind: String,
+    /// The same edge(s) read from cause to effect (for diagrams).
+    pub forward_kind: String,
+    /// Already on this branch (a cycle): not expanded again.
+    pub repeated: bool,
+    pub children: Vec<ChainNode>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChainPreview {
+    pub title: String,
+    pub path: String,
+    #[serde(rename = "type")]
+    pub note_type: String,
+    pub causes: Vec<ChainNode>,
+    pub effects: Vec<ChainNode>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ChainError {
+    #[error(transparent)]
+    Ingest(#[from] IngestError),
+    #[error("no note `{0}` in the vault (give its title or its path)")]
+    NotFound(String),
+}
+
+/// (cause, effect, kind read forward, kind read backward).
+type Step = (usize, usize, String, String);
+
+fn grow(
+    v: &Vault<'_>,
+    steps: &[Step],
+    from: usize,
+    backward: bool,
+    hops: usize,
+    branch: &mut Vec<usize>,
+) -> Vec<ChainNode> {
+    if hops == 0 {
+        return Vec::new();
+    }
+    // One entry per neighbour; several edges to it list their kinds together.
+    let mut next: Vec<(usize, Vec<String>, Vec<String>)> = Vec::new();
+    for (c, e, fwd, bwd) in steps {
+        let (n, kind) = match backward {
+            true if *e == from => (*c, bwd),
+            false if *c == from => (*e, fwd),
+            _ => continue,
+        };
+        match next.iter_mut().find(|(m, _, _)| *m == n) {
+            Some((_, kinds, forwards)) => {
+                if !kinds.contains(kind) {
+                    kinds.push(kind.clone());
+                }
+                if !forwards.contains(fwd) {
+                    forwards.push(fwd.clone());
+                }
+            }
+            None => next.push((n, vec![kind.clone()], vec![fwd.clone()])),
+        }
+    }
+    next.sort_by(|a, b| v.notes[a.0].title.cmp(&v.notes[b.0].title));
+    next.into_iter()
+        .map(|(n, kinds, forwards)| {
+            let note = &v.notes[n];
+            let repeated = branch.contains(&n);
+            let children = if repeated {
+                Vec::new()
+            } else {
+                branch.push(n);
+                let c = grow(v, steps, n, backward, hops - 1, branch);
+                branch.pop();
+                c
+            };
+            ChainNode {
+                title: note.title.clone(),
+                path: note.path.clone(),
+                note_type: note.note_type.clone(),
+                kind: kinds.join(", "),
+                forward_kind: forwards.join(", "),
+                repeated,
+                children,
+            }
+        })
+        .collect()
+}
+
+pub fn chain_preview(
+    root: &Path,
+    config: &Config,
+    note: &str,
+    direction: ChainDirection,
+    hops: usize,
+) -> Result<ChainPreview, ChainError> {
+    let (notes, _) = load_notes(root, config, 0)?;
+    let vault = Vault {
+        notes,
+        config,
+        lang: crate::Lang::De,
+    };
+    let wanted = note.trim_end_matches(".md").to_lowercase();
+    let start = vault
+        .notes
+        .iter()
+        .position(|n| {
+            n.title.to_lowercase() == wanted
+                || n.path.trim_end_matches(".md").to_lowercase() == wanted
+        })
+        .ok_or_else(|| ChainError::NotFound(note.to_string()))?;
+    let links = resolve_links(&vault);
+    let vocab = &config.vocab;
+    let mut steps: Vec<Step> = causal_links(&vault, &links)
+        .into_iter()
+        .map(|c| {
+            let backward = vocab.inverse(c.forward).unwrap_or(c.forward).to_string();
+            (c.cause, c.effect, c.forward.to_string(), backward)
+        })
+        .collect();
+    steps.sort();
+    steps.dedup();
+    let mut branch = vec![start];
+    let causes = if direction == ChainDirection::Forward {
+        Vec::new()
+    } else {
+        grow(&vault, &steps, start, true, hops, &mut branch)
+    };
+    let effects = if direction == ChainDirection::Backward {
+        Vec::new()
+    } else {
+        grow(&vault, &steps, start, false, hops, &mut branch)
+    };
+    let n = &vault.notes[start];
+    Ok(ChainPreview {
+        title: n.title.clone(),
+        path: n.path.clone(),
+        note_type: n.note_type.clone(),
+        causes,
+        effects,
+    })
+}
