@@ -27,8 +27,61 @@ pub struct LintArgs {
     /// Rule severities (default: $MINDNET_LINT_FILE, else <VAULT>/.mindnet/config/lint.yaml, else built-in).
     #[arg(long, value_name = "FILE")]
     pub lint_config: Option<PathBuf>,
+    /// Fix what can be fixed safely (alias kinds, split spellings); shows a
+    /// unified diff unless --write is given.
+    #[arg(long)]
+    pub fix: bool,
+    /// With --fix: write the changes (atomically; a file changed meanwhile is left alone).
+    #[arg(long, requires = "fix")]
+    pub write: bool,
+    /// With --fix: add the missing inverse of each causal edge to its target note.
+    #[arg(long, requires = "fix")]
+    pub add_inverses: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+fn fix(args: &LintArgs) -> Result<ExitCode> {
+    let config = args.config.load(&args.vault)?;
+    let opts = mindnet_lint::FixOptions {
+        add_inverses: args.add_inverses,
+    };
+    let (fixes, skipped) = mindnet_lint::plan_fixes(&args.vault, &config, &opts)?;
+    for s in &skipped {
+        eprintln!("{s}");
+    }
+    let mut failed = 0;
+    for f in &fixes {
+        if args.write {
+            match mindnet_lint::write_fix(&args.vault, f) {
+                Ok(()) => {
+                    println!("fixed {}", f.path);
+                    for line in &f.fixes {
+                        println!("  {line}");
+                    }
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    failed += 1;
+                }
+            }
+        } else {
+            print!("{}", mindnet_lint::unified_diff(&f.path, &f.old, &f.new));
+        }
+    }
+    if fixes.is_empty() {
+        println!("nothing to fix");
+    } else if !args.write {
+        eprintln!(
+            "{} files would change; run with --write to apply",
+            fixes.len()
+        );
+    }
+    Ok(if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn lint_config(args: &LintArgs) -> Result<LintConfig> {
@@ -47,6 +100,9 @@ fn lint_config(args: &LintArgs) -> Result<LintConfig> {
 }
 
 pub fn run(args: LintArgs) -> Result<ExitCode> {
+    if args.fix {
+        return fix(&args);
+    }
     let config = args.config.load(&args.vault)?;
     let opts = LintOptions {
         lang: if args.lang == "en" {

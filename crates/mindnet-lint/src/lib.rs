@@ -10,11 +10,13 @@
 mod chain;
 mod chains;
 mod config;
+mod fix;
 mod links;
 mod names;
 
 pub use chain::{ChainDirection, ChainError, ChainNode, ChainPreview, chain_preview};
 pub use config::{LintConfig, RULES};
+pub use fix::{FileFix, FixError, FixOptions, plan_fixes, unified_diff, write_fix};
 
 use mindnet_core::{Status, Warning};
 use mindnet_ingest::lines::LineIndex;

@@ -76,56 +76,70 @@ fn is_attachment(target: &str) -> bool {
         })
 }
 
-pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
-    // Every name a note answers to, normalised, grouped by length for the
-    // distance search.
-    let mut exact: HashMap<String, usize> = HashMap::new();
-    let mut by_len: BTreeMap<usize, Vec<(String, usize)>> = BTreeMap::new();
-    for (i, n) in v.notes.iter().enumerate() {
-        let stem = std::path::Path::new(&n.path)
-            .file_stem()
-            .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_default();
-        let names = [n.title.clone(), stem]
-            .into_iter()
-            .chain(n.parsed.frontmatter.aliases.iter().cloned());
-        for name in names {
-            let key = normalize(&name);
-            if key.is_empty() {
-                continue;
+/// Every name a note answers to (title, file name, aliases), normalised,
+/// grouped by length for the distance search.
+pub(crate) struct NameIndex {
+    exact: HashMap<String, usize>,
+    by_len: BTreeMap<usize, Vec<(String, usize)>>,
+}
+
+impl NameIndex {
+    pub fn new(v: &Vault<'_>) -> Self {
+        let mut exact: HashMap<String, usize> = HashMap::new();
+        let mut by_len: BTreeMap<usize, Vec<(String, usize)>> = BTreeMap::new();
+        for (i, n) in v.notes.iter().enumerate() {
+            let stem = std::path::Path::new(&n.path)
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default();
+            let names = [n.title.clone(), stem]
+                .into_iter()
+                .chain(n.parsed.frontmatter.aliases.iter().cloned());
+            for name in names {
+                let key = normalize(&name);
+                if key.is_empty() {
+                    continue;
+                }
+                exact.entry(key.clone()).or_insert(i);
+                by_len
+                    .entry(key.chars().count())
+                    .or_default()
+                    .push((key, i));
             }
-            exact.entry(key.clone()).or_insert(i);
-            by_len
-                .entry(key.chars().count())
-                .or_default()
-                .push((key, i));
         }
+        NameIndex { exact, by_len }
     }
-    let similar = |key: &str| -> Option<usize> {
-        if let Some(i) = exact.get(key) {
+
+    /// The note a (missing) link target probably means.
+    pub fn similar(&self, target: &str) -> Option<usize> {
+        let key = normalize(target);
+        if let Some(i) = self.exact.get(&key) {
             return Some(*i);
         }
         let len = key.chars().count();
         if len < 6 {
             return None;
         }
-        by_len
+        self.by_len
             .range(len - 2..=len + 2)
             .flat_map(|(_, v)| v)
-            .filter(|(k, _)| k.chars().count() >= 6 && distance(key, k, 2) <= 2)
+            .filter(|(k, _)| k.chars().count() >= 6 && distance(&key, k, 2) <= 2)
             .map(|(_, i)| *i)
             .min()
-    };
+    }
+}
 
-    let missing: Vec<&LinkRef<'_>> = links
-        .iter()
-        .filter(|l| {
-            l.target.is_none()
-                && !l.outside
-                && !l.link.parts.target.is_empty()
-                && !is_attachment(&l.link.parts.target)
-        })
-        .collect();
+/// A link that resolves to no note of the vault (and is no attachment).
+pub(crate) fn is_missing(l: &LinkRef<'_>) -> bool {
+    l.target.is_none()
+        && !l.outside
+        && !l.link.parts.target.is_empty()
+        && !is_attachment(&l.link.parts.target)
+}
+
+pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
+    let names = NameIndex::new(v);
+    let missing: Vec<&LinkRef<'_>> = links.iter().filter(|l| is_missing(l)).collect();
     // Spellings of missing targets, to find two spellings of one missing note.
     let mut spellings: HashMap<String, BTreeMap<&str, usize>> = HashMap::new();
     for l in &missing {
@@ -141,7 +155,7 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
         let target = l.link.parts.target.as_str();
         let at = l.link.range.start;
         let key = normalize(target);
-        if let Some(i) = similar(&key) {
+        if let Some(i) = names.similar(target) {
             let title = &v.notes[i].title;
             out.push(v.finding(
                 l.note,

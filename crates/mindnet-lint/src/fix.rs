@@ -1,0 +1,341 @@
+//! Safe auto-fixes (LNT-5): an alias kind becomes its canonical kind, a link
+//! with another spelling of an existing note names that note, and (on
+//! request) a missing inverse edge is added to the target note as an edge
+//! callout.
+//!
+//! Invariants:
+//! - Only the fixed spans change: frontmatter order, line endings (LF or
+//!   CRLF), a byte-order mark and trailing whitespace are kept. A file whose
+//!   text cannot be written back byte for byte (invalid UTF-8, mixed line
+//!   endings) is left alone and reported.
+//! - Fixing twice changes nothing the second time.
+//! - A file is written atomically (temp file, then rename), and never if it
+//!   changed since it was read.
+
+use crate::chains::causal_links;
+use crate::links::written_kind;
+use crate::names::{NameIndex, is_missing};
+use crate::{Vault, load_notes, resolve_links};
+use mindnet_core::Canonical;
+use mindnet_ingest::{Config, IngestError};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Default)]
+pub struct FixOptions {
+    /// Add the inverse of every typed causal link to its target note.
+    pub add_inverses: bool,
+}
+
+/// The planned change of one file.
+#[derive(Debug, Clone)]
+pub struct FileFix {
+    pub path: String,
+    /// The file's bytes as read.
+    pub old: Vec<u8>,
+    pub new: Vec<u8>,
+    /// One line per fix, for the report.
+    pub fixes: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FixError {
+    #[error(transparent)]
+    Ingest(#[from] IngestError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}: changed since it was read; not written (run the fix again)")]
+    Changed(PathBuf),
+}
+
+/// How a file's bytes map to the text the parser saw.
+struct Encoding {
+    bom: bool,
+    crlf: bool,
+}
+
+/// The text of a file as the parser sees it, if it can be written back
+/// byte for byte.
+fn encoding(raw: &[u8], text: &str) -> Option<Encoding> {
+    let bom = raw.starts_with(b"\xEF\xBB\xBF");
+    let body = std::str::from_utf8(if bom { &raw[3..] } else { raw }).ok()?;
+    let crlf = body.contains("\r\n");
+    let enc = Encoding { bom, crlf };
+    (encode(&enc, text) == raw).then_some(enc)
+}
+
+fn encode(enc: &Encoding, text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + 3);
+    if enc.bom {
+        out.extend_from_slice(b"\xEF\xBB\xBF");
+    }
+    if enc.crlf {
+        out.extend_from_slice(text.replace('\n', "\r\n").as_bytes());
+    } else {
+        out.extend_from_slice(text.as_bytes());
+    }
+    out
+}
+
+struct Edit {
+    range: Range<usize>,
+    text: String,
+    what: String,
+}
+
+pub fn plan_fixes(
+    root: &Path,
+    config: &Config,
+    opts: &FixOptions,
+) -> Result<(Vec<FileFix>, Vec<String>), FixError> {
+    let (notes, _) = load_notes(root, config, 0)?;
+    let vault = Vault {
+        notes,
+        config,
+        lang: crate::Lang::De,
+    };
+    let links = resolve_links(&vault);
+    let names = NameIndex::new(&vault);
+    let vocab = &config.vocab;
+    let mut edits: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
+    let mut appends: BTreeMap<usize, Vec<(String, String)>> = BTreeMap::new();
+
+    for l in &links {
+        let note = &vault.notes[l.note];
+        let text = &note.text;
+        let span = l.link.range.clone();
+        // Alias → canonical kind, where the kind is written.
+        if let Some(raw) = written_kind(l)
+            && let Canonical::Alias(kind) = vocab.canonicalize(raw)
+        {
+            let found = if l.link.parts.relation.is_some() {
+                text[span.clone()]
+                    .find("rel:")
+                    .map(|i| span.start + i + 4)
+                    .map(|p| p + text[p..].len() - text[p..].trim_start().len())
+                    .filter(|p| text[*p..].starts_with(raw))
+            } else {
+                let line_start = note.parsed.lines.start(note.parsed.lines.line(span.start));
+                text[line_start..span.start]
+                    .rfind(raw)
+                    .map(|i| line_start + i)
+            };
+            if let Some(p) = found {
+                edits.entry(l.note).or_default().push(Edit {
+                    range: p..p + raw.len(),
+                    text: kind.to_string(),
+                    what: format!("line {}: `{raw}` → `{kind}`", note.parsed.lines.line(p)),
+                });
+            }
+        }
+        // Another spelling of an existing note → that note's name.
+        if is_missing(l)
+            && let Some(i) = names.similar(&l.link.parts.target)
+        {
+            let target = &l.link.parts.target;
+            let inner_start = span.start + text[span.clone()].find("[[").map_or(0, |i| i + 2);
+            let after_kind = match &l.link.parts.relation {
+                Some(_) => text[inner_start..span.end]
+                    .find(target.as_str())
+                    .map(|i| inner_start + i),
+                None => text[inner_start..span.end]
+                    .starts_with(target.as_str())
+                    .then_some(inner_start),
+            };
+            if let Some(p) = after_kind {
+                let title = &vault.notes[i].title;
+                edits.entry(l.note).or_default().push(Edit {
+                    range: p..p + target.len(),
+                    text: title.clone(),
+                    what: format!(
+                        "line {}: [[{target}]] → [[{title}]]",
+                        note.parsed.lines.line(p)
+                    ),
+                });
+            }
+        }
+    }
+
+    if opts.add_inverses {
+        let causal = causal_links(&vault, &links);
+        // (from, to, kind) as written anywhere, canonical.
+        let mut written: Vec<(usize, usize, String)> = Vec::new();
+        for l in &links {
+            if let (Some(raw), Some(t)) = (written_kind(l), l.target) {
+                written.push((l.note, t, vocab.canonicalize(raw).kind().to_string()));
+            }
+        }
+        for c in &causal {
+            let (owner, other) = (
+                c.link.note,
+                if c.link.note == c.cause {
+                    c.effect
+                } else {
+                    c.cause
+                },
+            );
+            let Some(inverse) = vocab.inverse(c.kind) else {
+                continue;
+            };
+            let present = written
+                .iter()
+                .any(|(f, t, k)| *f == other && *t == owner && k == inverse);
+            let planned = appends.get(&other).is_some_and(|v| {
+                v.iter()
+                    .any(|(k, t)| k == inverse && *t == vault.notes[owner].title)
+            });
+            if !present && !planned {
+                appends
+                    .entry(other)
+                    .or_default()
+                    .push((inverse.to_string(), vault.notes[owner].title.clone()));
+            }
+        }
+    }
+
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    let touched: std::collections::BTreeSet<usize> =
+        edits.keys().chain(appends.keys()).copied().collect();
+    for i in touched {
+        let note = &vault.notes[i];
+        let path = root.join(&note.path);
+        let raw = std::fs::read(&path).map_err(|source| FixError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let Some(enc) = encoding(&raw, &note.text) else {
+            skipped.push(format!(
+                "{}: not fixed (invalid UTF-8 or mixed line endings would not survive a rewrite)",
+                note.path
+            ));
+            continue;
+        };
+        let mut list = edits.remove(&i).unwrap_or_default();
+        list.sort_by(|a, b| b.range.start.cmp(&a.range.start));
+        let mut text = note.text.clone();
+        let mut fixes = Vec::new();
+        let mut floor = usize::MAX;
+        for e in list {
+            if e.range.end > floor || text.get(e.range.clone()).is_none() {
+                continue; // overlapping: the next run fixes it
+            }
+            floor = e.range.start;
+            text.replace_range(e.range.clone(), &e.text);
+            fixes.push(e.what);
+        }
+        fixes.reverse();
+        for (kind, title) in appends.remove(&i).unwrap_or_default() {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!("\n> [!edge] {kind}: [[{title}]]\n"));
+            fixes.push(format!("added `{kind}: [[{title}]]` (inverse edge)"));
+        }
+        let new = encode(&enc, &text);
+        if new != raw {
+            out.push(FileFix {
+                path: note.path.clone(),
+                old: raw,
+                new,
+                fixes,
+            });
+        }
+    }
+    Ok((out, skipped))
+}
+
+/// Writes one fix atomically, unless the file changed since it was read.
+pub fn write_fix(root: &Path, fix: &FileFix) -> Result<(), FixError> {
+    let path = root.join(&fix.path);
+    let io = |source| FixError::Io {
+        path: path.clone(),
+        source,
+    };
+    let tmp = path.with_extension("md.mindnet-fix");
+    std::fs::write(&tmp, &fix.new).map_err(io)?;
+    let now = std::fs::read(&path).map_err(io)?;
+    if now != fix.old {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(FixError::Changed(path));
+    }
+    std::fs::rename(&tmp, &path).map_err(io)
+}
+
+/// A unified diff of one file (one hunk around the changed lines, three
+/// lines of context).
+pub fn unified_diff(path: &str, old: &[u8], new: &[u8]) -> String {
+    let old = String::from_utf8_lossy(old);
+    let new = String::from_utf8_lossy(new);
+    let a: Vec<&str> = old.split_inclusive('\n').collect();
+    let b: Vec<&str> = new.split_inclusive('\n').collect();
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(b[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let start = prefix.saturating_sub(3);
+    let a_end = (a.len() - suffix + 3).min(a.len());
+    let b_end = (b.len() - suffix + 3).min(b.len());
+    let mut out = format!(
+        "--- a/{path}\n+++ b/{path}\n@@ -{},{} +{},{} @@\n",
+        start + 1,
+        a_end - start,
+        start + 1,
+        b_end - start
+    );
+    let line = |sign: char, l: &str, out: &mut String| {
+        out.push(sign);
+        out.push_str(l.trim_end_matches(['\n', '\r']));
+        out.push('\n');
+    };
+    for l in &a[start..prefix] {
+        line(' ', l, &mut out);
+    }
+    // The changed middle, aligned line by line (longest common subsequence),
+    // so unchanged lines between two fixes stay context.
+    let (mid_a, mid_b) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
+    if mid_a.len().saturating_mul(mid_b.len()) <= 4_000_000 {
+        let mut lcs = vec![vec![0u32; mid_b.len() + 1]; mid_a.len() + 1];
+        for i in (0..mid_a.len()).rev() {
+            for j in (0..mid_b.len()).rev() {
+                lcs[i][j] = if mid_a[i] == mid_b[j] {
+                    lcs[i + 1][j + 1] + 1
+                } else {
+                    lcs[i + 1][j].max(lcs[i][j + 1])
+                };
+            }
+        }
+        let (mut i, mut j) = (0, 0);
+        while i < mid_a.len() || j < mid_b.len() {
+            if i < mid_a.len() && j < mid_b.len() && mid_a[i] == mid_b[j] {
+                line(' ', mid_a[i], &mut out);
+                i += 1;
+                j += 1;
+            } else if i < mid_a.len() && (j == mid_b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
+                line('-', mid_a[i], &mut out);
+                i += 1;
+            } else {
+                line('+', mid_b[j], &mut out);
+                j += 1;
+            }
+        }
+    } else {
+        for l in mid_a {
+            line('-', l, &mut out);
+        }
+        for l in mid_b {
+            line('+', l, &mut out);
+        }
+    }
+    for l in &a[a.len() - suffix..a_end] {
+        line(' ', l, &mut out);
+    }
+    out
+}

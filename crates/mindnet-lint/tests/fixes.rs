@@ -1,0 +1,139 @@
+//! `mindnet lint --fix`: a fixed point after one round, no clobbering of a
+//! file edited meanwhile, and every byte outside the fixed spans kept.
+
+use mindnet_ingest::Config;
+use mindnet_lint::{FixOptions, lint_vault, plan_fixes, write_fix};
+use proptest::prelude::*;
+use std::path::Path;
+
+fn copy_fixture(to: &Path) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixture");
+    for entry in walk(&from) {
+        let rel = entry.strip_prefix(&from).unwrap();
+        let dst = to.join(rel);
+        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, &dst).unwrap();
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn fix_all(root: &Path, opts: &FixOptions) -> usize {
+    let (fixes, _) = plan_fixes(root, &Config::builtin(), opts).unwrap();
+    for f in &fixes {
+        write_fix(root, f).unwrap();
+    }
+    fixes.len()
+}
+
+#[test]
+fn fixing_reaches_a_fixed_point_in_one_round() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_fixture(dir.path());
+    let opts = FixOptions { add_inverses: true };
+    assert!(fix_all(dir.path(), &opts) > 0);
+    assert_eq!(
+        fix_all(dir.path(), &opts),
+        0,
+        "a second round changes nothing"
+    );
+    let report = lint_vault(
+        dir.path(),
+        &Config::builtin(),
+        &mindnet_lint::LintConfig::builtin(),
+        &Default::default(),
+    )
+    .unwrap();
+    for rule in ["edge/alias-not-canonical", "node/split-spelling"] {
+        assert!(
+            report.findings.iter().all(|f| f.rule != rule),
+            "{rule} left"
+        );
+    }
+    let umzug = std::fs::read_to_string(dir.path().join("Erfahrungen/Umzug.md")).unwrap();
+    assert!(
+        umzug.contains("[[rel:resulted_in Neue Stelle]]")
+            && umzug.contains("Und [[Neue Stelle]] wird")
+    );
+}
+
+#[test]
+fn a_file_changed_since_it_was_read_is_not_clobbered() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_fixture(dir.path());
+    let (fixes, _) = plan_fixes(dir.path(), &Config::builtin(), &FixOptions::default()).unwrap();
+    let f = fixes
+        .iter()
+        .find(|f| f.path == "Erfahrungen/Umzug.md")
+        .unwrap();
+    let path = dir.path().join(&f.path);
+    let edited = String::from_utf8(f.old.clone()).unwrap() + "Neuer Gedanke.\n";
+    std::fs::write(&path, &edited).unwrap();
+    let err = write_fix(dir.path(), f).unwrap_err().to_string();
+    assert!(err.contains("changed since it was read"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        edited,
+        "the edit survives"
+    );
+    assert!(!dir.path().join("Erfahrungen/Umzug.md.mindnet-fix").exists());
+}
+
+/// Text around the links: anything but Markdown syntax that would make
+/// links, comments or code of its own, and control characters (line
+/// endings are chosen separately; a NUL byte makes a file binary).
+fn filler() -> impl Strategy<Value = String> {
+    proptest::string::string_regex("[^\\[\\]|#>!%`$\\\\\\p{Cc}]{0,40}").unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn every_byte_outside_the_fixed_spans_is_kept(
+        parts in proptest::collection::vec((filler(), any::<bool>()), 1..6),
+        crlf in any::<bool>(),
+        bom in any::<bool>(),
+        trailing in "[ \\t]{0,3}",
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("Ziel.md"), "# Ziel\n").unwrap();
+        // The note: filler, then a link with an alias kind (or a plain one).
+        let build = |kind: &str| {
+            let mut s = format!("---\ntitle: Quelle\ntags: [a, b]\n---\n# Quelle{trailing}\n\n");
+            for (text, typed) in &parts {
+                s.push_str(text);
+                if *typed {
+                    s.push_str(&format!(" [[rel:{kind} Ziel]] "));
+                } else {
+                    s.push_str(" [[Ziel]] ");
+                }
+                s.push_str(&format!("{trailing}\n"));
+            }
+            let mut bytes = Vec::new();
+            if bom {
+                bytes.extend_from_slice(b"\xEF\xBB\xBF");
+            }
+            let s = if crlf { s.replace('\n', "\r\n") } else { s };
+            bytes.extend_from_slice(s.as_bytes());
+            bytes
+        };
+        let before = build("führte_zu");
+        std::fs::write(dir.path().join("Quelle.md"), &before).unwrap();
+        fix_all(dir.path(), &FixOptions::default());
+        let after = std::fs::read(dir.path().join("Quelle.md")).unwrap();
+        prop_assert_eq!(after, build("resulted_in"));
+        prop_assert_eq!(fix_all(dir.path(), &FixOptions::default()), 0);
+    }
+}
