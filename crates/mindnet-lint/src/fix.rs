@@ -216,7 +216,7 @@ pub fn plan_fixes(
             continue;
         };
         let mut list = edits.remove(&i).unwrap_or_default();
-        list.sort_by(|a, b| b.range.start.cmp(&a.range.start));
+        list.sort_by_key(|e| std::cmp::Reverse(e.range.start));
         let mut text = note.text.clone();
         let mut fixes = Vec::new();
         let mut floor = usize::MAX;
