@@ -90,11 +90,12 @@ fn a_file_changed_since_it_was_read_is_not_clobbered() {
     assert!(!dir.path().join("Erfahrungen/Umzug.md.mindnet-fix").exists());
 }
 
-/// Text around the links: anything but Markdown syntax that would make
-/// links, comments or code of its own, and control characters (line
-/// endings are chosen separately; a NUL byte makes a file binary).
+/// Text around the links: a line that starts with a letter (so it opens no
+/// code block, heading or HTML block), then anything but Markdown syntax
+/// that would make links, comments, code or HTML of its own, and control
+/// characters (line endings are chosen separately; NUL makes a file binary).
 fn filler() -> impl Strategy<Value = String> {
-    proptest::string::string_regex("[^\\[\\]|#>!%`$\\\\\\p{Cc}]{0,40}").unwrap()
+    proptest::string::string_regex("[a-zA-ZäöüßÄÖÜ][^\\[\\]|#>!%`$<\\\\\\p{Cc}]{0,40}").unwrap()
 }
 
 proptest! {
