@@ -19,7 +19,7 @@ fn errors_make_the_exit_code_non_zero_for_a_pre_commit_hook() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("Erfahrungen/Umzug.md:10:6 error edge/unknown-kind"),
+        text.contains("Erfahrungen/Umzug.md:10:12 error edge/unknown-kind"),
         "{text}"
     );
     assert!(

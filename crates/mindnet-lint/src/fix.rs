@@ -13,7 +13,7 @@
 //!   changed since it was read.
 
 use crate::chains::causal_links;
-use crate::links::written_kind;
+use crate::links::{kind_position, written_kind};
 use crate::names::{NameIndex, is_missing};
 use crate::{Vault, load_notes, resolve_links};
 use mindnet_core::Canonical;
@@ -112,18 +112,7 @@ pub fn plan_fixes(
         if let Some(raw) = written_kind(l)
             && let Canonical::Alias(kind) = vocab.canonicalize(raw)
         {
-            let found = if l.link.parts.relation.is_some() {
-                text[span.clone()]
-                    .find("rel:")
-                    .map(|i| span.start + i + 4)
-                    .map(|p| p + text[p..].len() - text[p..].trim_start().len())
-                    .filter(|p| text[*p..].starts_with(raw))
-            } else {
-                let line_start = note.parsed.lines.start(note.parsed.lines.line(span.start));
-                text[line_start..span.start]
-                    .rfind(raw)
-                    .map(|i| line_start + i)
-            };
+            let found = kind_position(text, l, raw);
             if let Some(p) = found {
                 edits.entry(l.note).or_default().push(Edit {
                     range: p..p + raw.len(),

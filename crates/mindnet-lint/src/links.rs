@@ -31,6 +31,20 @@ pub(crate) fn written_kind<'a>(l: &LinkRef<'a>) -> Option<&'a str> {
         .or(l.link.callout_kind.as_deref())
 }
 
+/// Where the kind of a typed link is written: inside the link for
+/// `[[rel:KIND X]]`, else the nearest `KIND` before the link (the callout
+/// line, which may be a line above for a continued callout).
+pub(crate) fn kind_position(text: &str, l: &LinkRef<'_>, raw: &str) -> Option<usize> {
+    let span = l.link.range.clone();
+    if l.link.parts.relation.is_some() {
+        let p = span.start + text.get(span.clone())?.find("rel:")? + 4;
+        let p = p + text[p..].len() - text[p..].trim_start().len();
+        text[p..].starts_with(raw).then_some(p)
+    } else {
+        text.get(..span.start)?.rfind(raw)
+    }
+}
+
 pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
     let vocab = &v.config.vocab;
     let mut out = Vec::new();
@@ -54,7 +68,7 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
             Canonical::Alias(k) => {
                 out.push(v.finding(
                     l.note,
-                    at,
+                    kind_position(&note.text, l, raw).unwrap_or(at),
                     "edge/alias-not-canonical",
                     v.msg(
                         format!("`{raw}` ist ein Alias; kanonisch ist `{k}`"),
@@ -66,7 +80,7 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
             Canonical::Unknown => {
                 out.push(v.finding(
                     l.note,
-                    at,
+                    kind_position(&note.text, l, raw).unwrap_or(at),
                     "edge/unknown-kind",
                     v.msg(
                         format!("unbekannte Kantenart `{raw}` (nicht in edge_vocabulary.yaml)"),

@@ -141,3 +141,117 @@ fn the_chain_preview_follows_causes_and_effects_and_ends_at_cycles() {
             .contains("no note `Gibt es nicht`")
     );
 }
+
+/// The demo vault was written with German alias kinds (to show that the
+/// import canonicalises them), one link to a note not yet written, and a
+/// principle with several origins; these are its findings, and no others.
+#[test]
+fn the_demo_vault_gives_only_the_findings_it_was_written_to_have() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/vault");
+    let report = lint_vault(
+        &demo,
+        &Config::builtin(),
+        &LintConfig::builtin(),
+        &LintOptions::default(),
+    )
+    .unwrap();
+    let got: Vec<(&str, &str, usize)> = report
+        .findings
+        .iter()
+        .map(|f| (f.rule, f.path.as_str(), f.line))
+        .collect();
+    let want = vec![
+        (
+            "edge/alias-not-canonical",
+            "Entscheidungen/Eigenes Wissenssystem bauen.md",
+            19,
+        ),
+        (
+            "edge/alias-not-canonical",
+            "Entscheidungen/Jeden Morgen laufen.md",
+            17,
+        ),
+        (
+            "edge/alias-not-canonical",
+            "Entscheidungen/Jeden Morgen laufen.md",
+            18,
+        ),
+        (
+            "edge/alias-not-canonical",
+            "Entscheidungen/Qdrant als Vektordatenbank.md",
+            26,
+        ),
+        (
+            "edge/alias-not-canonical",
+            "Entscheidungen/Qdrant als Vektordatenbank.md",
+            27,
+        ),
+        (
+            "edge/alias-not-canonical",
+            "Entscheidungen/Rust statt Python für den Kern.md",
+            18,
+        ),
+        (
+            "edge/alias-not-canonical",
+            "Entscheidungen/Wechsel in die Softwareentwicklung.md",
+            16,
+        ),
+        (
+            "edge/alias-not-canonical",
+            "Entscheidungen/Wechsel in die Softwareentwicklung.md",
+            25,
+        ),
+        (
+            "edge/alias-not-canonical",
+            "Erfahrungen/Suchfrust in alten Notizen.md",
+            13,
+        ),
+        ("edge/alias-not-canonical", "Konzepte/Wissensgraph.md", 12),
+        (
+            "chain/multiple-causes",
+            "Prinzipien/Energie vor Status.md",
+            11,
+        ),
+        (
+            "edge/alias-not-canonical",
+            "Prinzipien/Energie vor Status.md",
+            11,
+        ),
+        ("chain/gap", "Prinzipien/Energie vor Status.md", 13),
+        (
+            "chain/multiple-causes",
+            "Prinzipien/Kleine Gewohnheiten schlagen große Pläne.md",
+            11,
+        ),
+        ("edge/alias-not-canonical", "Prinzipien/Lokal zuerst.md", 11),
+        ("edge/alias-not-canonical", "Prinzipien/Lokal zuerst.md", 12),
+        (
+            "edge/alias-not-canonical",
+            "Projekte/Projekt Mindnet.md",
+            18,
+        ),
+        ("link/missing-target", "Projekte/Projekt Mindnet.md", 40),
+        (
+            "edge/alias-not-canonical",
+            "Projekte/Projekt Mindnet.md",
+            42,
+        ),
+        (
+            "edge/alias-not-canonical",
+            "Zustände/Erschöpfung im Frühjahr 2023.md",
+            11,
+        ),
+        (
+            "edge/alias-not-canonical",
+            "Zustände/Erschöpfung im Frühjahr 2023.md",
+            13,
+        ),
+        (
+            "edge/alias-not-canonical",
+            "Zustände/Hybride Suche läuft lokal.md",
+            11,
+        ),
+    ];
+    assert_eq!(got, want, "{:#?}", report.findings);
+    assert_eq!(report.count(Severity::Error), 0);
+}
