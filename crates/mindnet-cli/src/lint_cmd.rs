@@ -206,8 +206,72 @@ pub struct ChainArgs {
     /// tree (indented text), mermaid or json.
     #[arg(long, default_value = "tree", value_parser = ["tree", "mermaid", "json"])]
     pub format: String,
+    /// Read the files even when an index exists (the index also knows the
+    /// edges derived from types and the matrix).
+    #[arg(long)]
+    pub files: bool,
+    #[command(flatten)]
+    pub data: crate::store_cmd::DataArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+/// The chain from the index's edge graph, if there is an index.
+fn chain_from_index(
+    args: &ChainArgs,
+    config: &mindnet_ingest::Config,
+    direction: mindnet_lint::ChainDirection,
+) -> Result<Option<mindnet_lint::ChainPreview>> {
+    use mindnet_store::{EmbeddedStore, Store, StoreMeta};
+    let data = args.data.dir(&args.vault);
+    if args.files || StoreMeta::read_from(&data)?.is_none() {
+        return Ok(None);
+    }
+    let store = EmbeddedStore::open_existing(&data)?;
+    let notes = store.note_states()?;
+    let wanted = args.note.trim_end_matches(".md").to_lowercase();
+    let Some(start) = notes.iter().position(|n| {
+        n.title.to_lowercase() == wanted || n.path.trim_end_matches(".md").to_lowercase() == wanted
+    }) else {
+        anyhow::bail!("no note `{}` in the index of {}", args.note, data.display());
+    };
+    let index: std::collections::HashMap<&str, usize> = notes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.note_id.as_str(), i))
+        .collect();
+    let vocab = &config.vocab;
+    let mut steps = Vec::new();
+    for e in store.graph()?.edges() {
+        let target = e.target_id.split("#c").next().unwrap_or(&e.target_id);
+        let (Some(&owner), Some(&other)) = (index.get(e.note_id.as_str()), index.get(target))
+        else {
+            continue;
+        };
+        if owner == other {
+            continue;
+        }
+        let (cause, effect, forward) = match e.kind.as_str() {
+            "caused_by" => (other, owner, "resulted_in"),
+            "derived_from" => (other, owner, "source_of"),
+            "impacted_by" => (other, owner, "impacts"),
+            "resulted_in" | "source_of" | "impacts" => (owner, other, e.kind.as_str()),
+            _ => continue,
+        };
+        let backward = vocab.inverse(forward).unwrap_or(forward).to_string();
+        steps.push((cause, effect, forward.to_string(), backward));
+    }
+    let nodes: Vec<mindnet_lint::ChainNote> = notes
+        .iter()
+        .map(|n| (n.path.clone(), n.title.clone(), n.note_type.clone()))
+        .collect();
+    Ok(Some(mindnet_lint::chain_of(
+        &nodes,
+        steps,
+        start,
+        direction,
+        usize::from(args.hops),
+    )))
 }
 
 pub fn chain(args: ChainArgs) -> Result<ExitCode> {
@@ -220,13 +284,16 @@ pub fn chain(args: ChainArgs) -> Result<ExitCode> {
     } else {
         ChainDirection::Both
     };
-    let p = chain_preview(
-        &args.vault,
-        &config,
-        &args.note,
-        direction,
-        usize::from(args.hops),
-    )?;
+    let p = match chain_from_index(&args, &config, direction)? {
+        Some(p) => p,
+        None => chain_preview(
+            &args.vault,
+            &config,
+            &args.note,
+            direction,
+            usize::from(args.hops),
+        )?,
+    };
     match args.format.as_str() {
         "json" => println!("{}", serde_json::to_string_pretty(&p)?),
         "mermaid" => print!("{}", chain_mermaid(&p)),

@@ -76,3 +76,35 @@ fn the_chain_preview_prints_a_tree_and_mermaid() {
     let out = mindnet(&["chain", "--vault", vs, "Gibt es nicht"]);
     assert!(!out.status.success());
 }
+
+#[test]
+fn with_an_index_the_chain_also_shows_derived_edges() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&demo_vault(), dir.path());
+    let vs = dir.path().to_str().unwrap();
+    let out = mindnet(&["import", vs, "--embedder", "use-m3"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let args = [
+        "chain",
+        "--vault",
+        vs,
+        "Wechsel in die Softwareentwicklung",
+        "--backward",
+        "--hops",
+        "1",
+    ];
+    let indexed = String::from_utf8_lossy(&mindnet(&args).stdout).to_string();
+    let mut files_args = args.to_vec();
+    files_args.push("--files");
+    let files = String::from_utf8_lossy(&mindnet(&files_args).stdout).to_string();
+    // The matrix derives `decision caused_by experience` from a plain link:
+    // only the index knows that edge.
+    let derived = "  ⟵ caused_by — Jahresabschluss-Marathon 2023 (experience)";
+    assert!(indexed.contains(derived), "{indexed}");
+    assert!(!files.contains(derived), "{files}");
+    assert!(files.contains("  ⟵ caused_by — Erschöpfung im Frühjahr 2023 (state)"));
+}

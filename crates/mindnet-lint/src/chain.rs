@@ -51,10 +51,13 @@ pub enum ChainError {
 }
 
 /// (cause, effect, kind read forward, kind read backward).
-type Step = (usize, usize, String, String);
+pub type Step = (usize, usize, String, String);
+
+/// A note of the chain graph: path, title, type.
+pub type ChainNote = (String, String, String);
 
 fn grow(
-    v: &Vault<'_>,
+    v: &[ChainNote],
     steps: &[Step],
     from: usize,
     backward: bool,
@@ -84,10 +87,10 @@ fn grow(
             None => next.push((n, vec![kind.clone()], vec![fwd.clone()])),
         }
     }
-    next.sort_by(|a, b| v.notes[a.0].title.cmp(&v.notes[b.0].title));
+    next.sort_by(|a, b| v[a.0].1.cmp(&v[b.0].1));
     next.into_iter()
         .map(|(n, kinds, forwards)| {
-            let note = &v.notes[n];
+            let (path, title, note_type) = &v[n];
             let repeated = branch.contains(&n);
             let children = if repeated {
                 Vec::new()
@@ -98,9 +101,9 @@ fn grow(
                 c
             };
             ChainNode {
-                title: note.title.clone(),
-                path: note.path.clone(),
-                note_type: note.note_type.clone(),
+                title: title.clone(),
+                path: path.clone(),
+                note_type: note_type.clone(),
                 kind: kinds.join(", "),
                 forward_kind: forwards.join(", "),
                 repeated,
@@ -134,32 +137,49 @@ pub fn chain_preview(
         .ok_or_else(|| ChainError::NotFound(note.to_string()))?;
     let links = resolve_links(&vault);
     let vocab = &config.vocab;
-    let mut steps: Vec<Step> = causal_links(&vault, &links)
+    let steps: Vec<Step> = causal_links(&vault, &links)
         .into_iter()
         .map(|c| {
             let backward = vocab.inverse(c.forward).unwrap_or(c.forward).to_string();
             (c.cause, c.effect, c.forward.to_string(), backward)
         })
         .collect();
+    let nodes: Vec<ChainNote> = vault
+        .notes
+        .iter()
+        .map(|n| (n.path.clone(), n.title.clone(), n.note_type.clone()))
+        .collect();
+    Ok(chain_of(&nodes, steps, start, direction, hops))
+}
+
+/// The chain of `start` in any graph of notes and causal steps (the files'
+/// links, or the index's edges).
+pub fn chain_of(
+    nodes: &[ChainNote],
+    mut steps: Vec<Step>,
+    start: usize,
+    direction: ChainDirection,
+    hops: usize,
+) -> ChainPreview {
     steps.sort();
     steps.dedup();
     let mut branch = vec![start];
     let causes = if direction == ChainDirection::Forward {
         Vec::new()
     } else {
-        grow(&vault, &steps, start, true, hops, &mut branch)
+        grow(nodes, &steps, start, true, hops, &mut branch)
     };
     let effects = if direction == ChainDirection::Backward {
         Vec::new()
     } else {
-        grow(&vault, &steps, start, false, hops, &mut branch)
+        grow(nodes, &steps, start, false, hops, &mut branch)
     };
-    let n = &vault.notes[start];
-    Ok(ChainPreview {
-        title: n.title.clone(),
-        path: n.path.clone(),
-        note_type: n.note_type.clone(),
+    let (path, title, note_type) = &nodes[start];
+    ChainPreview {
+        title: title.clone(),
+        path: path.clone(),
+        note_type: note_type.clone(),
         causes,
         effects,
-    })
+    }
 }

@@ -14,7 +14,9 @@ mod fix;
 mod links;
 mod names;
 
-pub use chain::{ChainDirection, ChainError, ChainNode, ChainPreview, chain_preview};
+pub use chain::{
+    ChainDirection, ChainError, ChainNode, ChainNote, ChainPreview, Step, chain_of, chain_preview,
+};
 pub use config::{LintConfig, RULES};
 pub use fix::{FileFix, FixError, FixOptions, plan_fixes, unified_diff, write_fix};
 
