@@ -251,12 +251,13 @@ fn chain_from_index(
         if owner == other {
             continue;
         }
-        let (cause, effect, forward) = match e.kind.as_str() {
-            "caused_by" => (other, owner, "resulted_in"),
-            "derived_from" => (other, owner, "source_of"),
-            "impacted_by" => (other, owner, "impacts"),
-            "resulted_in" | "source_of" | "impacts" => (owner, other, e.kind.as_str()),
-            _ => continue,
+        let Some((target_causes, forward)) = mindnet_lint::causal_reading(&e.kind) else {
+            continue;
+        };
+        let (cause, effect) = if target_causes {
+            (other, owner)
+        } else {
+            (owner, other)
         };
         let backward = vocab.inverse(forward).unwrap_or(forward).to_string();
         steps.push((cause, effect, forward.to_string(), backward));

@@ -17,6 +17,20 @@ pub(crate) struct Causal<'a> {
     pub link: &'a LinkRef<'a>,
 }
 
+/// How a causal kind reads: whether the link's target is the cause (`A
+/// caused_by B`: B causes A), and the kind read from cause to effect.
+pub fn causal_reading(kind: &str) -> Option<(bool, &'static str)> {
+    Some(match kind {
+        "caused_by" => (true, "resulted_in"),
+        "derived_from" => (true, "source_of"),
+        "impacted_by" => (true, "impacts"),
+        "resulted_in" => (false, "resulted_in"),
+        "source_of" => (false, "source_of"),
+        "impacts" => (false, "impacts"),
+        _ => return None,
+    })
+}
+
 /// Every typed causal link, read as cause → effect.
 pub(crate) fn causal_links<'a>(v: &'a Vault<'_>, links: &'a [LinkRef<'a>]) -> Vec<Causal<'a>> {
     let vocab = &v.config.vocab;
@@ -30,14 +44,13 @@ pub(crate) fn causal_links<'a>(v: &'a Vault<'_>, links: &'a [LinkRef<'a>]) -> Ve
         }
         let kind = vocab.canonicalize(raw).kind();
         // Read every causal kind as cause → effect.
-        let (cause, effect, forward) = match kind {
-            "caused_by" => (target, l.note, "resulted_in"),
-            "derived_from" => (target, l.note, "source_of"),
-            "impacted_by" => (target, l.note, "impacts"),
-            "resulted_in" => (l.note, target, "resulted_in"),
-            "source_of" => (l.note, target, "source_of"),
-            "impacts" => (l.note, target, "impacts"),
-            _ => continue,
+        let Some((target_causes, forward)) = causal_reading(kind) else {
+            continue;
+        };
+        let (cause, effect) = if target_causes {
+            (target, l.note)
+        } else {
+            (l.note, target)
         };
         causal.push(Causal {
             cause,

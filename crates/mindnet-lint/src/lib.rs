@@ -9,6 +9,7 @@
 
 mod chain;
 mod chains;
+pub use chains::causal_reading;
 mod config;
 mod fix;
 mod links;
