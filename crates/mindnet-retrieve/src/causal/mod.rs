@@ -341,7 +341,6 @@ impl Retriever<'_> {
             }
         }
 
-        let r = engine.ranking;
         let mut paths: Vec<CausalPath> = candidates
             .into_iter()
             .map(|(notes, steps, seed, traversal)| {
@@ -386,11 +385,9 @@ impl Retriever<'_> {
                     .collect::<Vec<_>>(),
             )
         });
-        let _ = r;
-        paths.truncate(engine.subgraph.paths.max(1) * 2);
+        paths.truncate(engine.subgraph.paths.max(1));
         self.attach_evidence(&mut paths)?;
         let subgraph = subgraph::merge(self, &paths, &engine.subgraph);
-        paths.truncate(engine.subgraph.paths.max(1));
         Ok(CausalAnswer {
             direction: rule.direction,
             preferred_edges: rule.preferred_edges.clone(),
