@@ -628,18 +628,6 @@ pub fn ask(args: AskArgs) -> Result<ExitCode> {
     q.traverse = !args.no_traversal;
     q.k = 5;
     q.group_by_note = true;
-    if q.intent.is_none()
-        && !retriever
-            .engine()
-            .rule(&mindnet_retrieve::intent::detect(
-                retriever.engine(),
-                &q.text,
-            ))
-            .need_explanation_chain
-    {
-        // Not a causal question: ask for the why-chain of the best hit anyway.
-        q.intent = Some("why".to_string());
-    }
     let r = retriever.query(&q)?;
     Logs::new(&opened.data).record_search(&r, &timestamp())?;
     match args.format.as_str() {
@@ -687,15 +675,20 @@ fn print_chain(r: &QueryResult, lang: Lang) {
     let de = lang == Lang::De;
     println!("{} {}", if de { "Frage:" } else { "Question:" }, r.query);
     let Some(c) = &r.causal else {
+        // Not a causal question: say so, show the best notes, and how to
+        // ask for a chain anyway.
         println!(
             "intent {}: {}",
             r.intent,
             if de {
-                "keine Erklärungskette nötig"
+                "keine Kausalfrage; die besten Notizen (eine Kette mit --intent why oder --intent consequence):"
             } else {
-                "no explanation chain needed"
+                "not a causal question; the best notes (a chain with --intent why or --intent consequence):"
             }
         );
+        for (i, h) in r.hits.iter().enumerate() {
+            println!("  {}. {} ({}, {})", i + 1, h.title, h.note_type, h.path);
+        }
         return;
     };
     let backward = c.direction == mindnet_retrieve::causal::Direction::Backward;

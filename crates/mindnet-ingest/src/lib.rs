@@ -20,7 +20,7 @@ use std::path::PathBuf;
 /// `Warning`s instead, and the import goes on.
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
-    #[error("{path}: cannot open the vault: {source}")]
+    #[error("{path}: cannot open the vault")]
     Vault {
         path: PathBuf,
         source: std::io::Error,
