@@ -201,8 +201,8 @@ pub struct Retriever<'a> {
 }
 
 impl<'a> Retriever<'a> {
-    /// Reads the note catalog and the edge graph once; queries then touch
-    /// Qdrant only for vector and BM25 scores.
+    /// Reads the note catalog once (the edge graph when first needed);
+    /// queries then touch Qdrant only for vector and BM25 scores.
     pub fn new(
         store: &'a dyn Store,
         embedder: &'a dyn Embedder,
@@ -218,7 +218,8 @@ impl<'a> Retriever<'a> {
         if notes.is_empty() {
             return Err(RetrieveError::EmptyIndex);
         }
-        store.graph()?;
+        // The edge graph is loaded by the store on first use: semantic and
+        // --no-graph queries never pay for it.
         Ok(Retriever {
             store,
             embedder,
