@@ -2,7 +2,7 @@
 
 use crate::config::ConfigArgs;
 use anyhow::Result;
-use mindnet_lint::{Finding, Lang, LintConfig, LintOptions, Severity, excerpt, lint_vault};
+use mindnet_lint::{Finding, Lang, LintConfig, LintOptions, Severity, lint_vault};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -141,10 +141,13 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
 fn print_human(root: &Path, findings: &[Finding], notes: usize, en: bool) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     let mut current = "";
+    // The note's text, read once per note (findings come grouped by path).
+    let mut text = String::new();
     for f in findings {
         if f.path != current {
             writeln!(out, "{}", f.path)?;
             current = &f.path;
+            text = std::fs::read_to_string(root.join(&f.path)).unwrap_or_default();
         }
         writeln!(
             out,
@@ -156,7 +159,7 @@ fn print_human(root: &Path, findings: &[Finding], notes: usize, en: bool) -> std
             f.rule,
             f.message
         )?;
-        if let Some(line) = excerpt(root, f) {
+        if let Some(line) = f.line.checked_sub(1).and_then(|i| text.lines().nth(i)) {
             writeln!(out, "   | {}", line.trim_end())?;
             writeln!(
                 out,
@@ -229,10 +232,11 @@ fn chain_from_index(
     }
     let store = EmbeddedStore::open_existing(&data)?;
     let notes = store.note_states()?;
-    let wanted = args.note.trim_end_matches(".md").to_lowercase();
-    let Some(start) = notes.iter().position(|n| {
-        n.title.to_lowercase() == wanted || n.path.trim_end_matches(".md").to_lowercase() == wanted
-    }) else {
+    let nodes: Vec<mindnet_lint::ChainNote> = notes
+        .iter()
+        .map(|n| (n.path.clone(), n.title.clone(), n.note_type.clone()))
+        .collect();
+    let Some(start) = mindnet_lint::find_note(&nodes, &args.note) else {
         anyhow::bail!("no note `{}` in the index of {}", args.note, data.display());
     };
     let index: std::collections::HashMap<&str, usize> = notes
@@ -243,7 +247,7 @@ fn chain_from_index(
     let vocab = &config.vocab;
     let mut steps = Vec::new();
     for e in store.graph()?.edges() {
-        let target = e.target_id.split("#c").next().unwrap_or(&e.target_id);
+        let target = mindnet_core::ids::note_of(&e.target_id);
         let (Some(&owner), Some(&other)) = (index.get(e.note_id.as_str()), index.get(target))
         else {
             continue;
@@ -262,10 +266,6 @@ fn chain_from_index(
         let backward = vocab.inverse(forward).unwrap_or(forward).to_string();
         steps.push((cause, effect, forward.to_string(), backward));
     }
-    let nodes: Vec<mindnet_lint::ChainNote> = notes
-        .iter()
-        .map(|n| (n.path.clone(), n.title.clone(), n.note_type.clone()))
-        .collect();
     Ok(Some(mindnet_lint::chain_of(
         &nodes,
         steps,

@@ -32,7 +32,7 @@ pub struct QueryArgs {
     /// The question or search text (or use --batch).
     pub text: Option<String>,
     #[command(flatten)]
-    pub at: IndexLocation,
+    pub answer: AnswerArgs,
     /// semantic (vectors only) or hybrid (vectors + BM25 + graph).
     #[arg(long, default_value = "hybrid")]
     pub mode: Mode,
@@ -60,15 +60,6 @@ pub struct QueryArgs {
     /// No graph expansion (edge bonus and centrality are 0).
     #[arg(long)]
     pub no_graph: bool,
-    /// Override the detected intent (why, consequence, empathy, development, fact).
-    #[arg(long)]
-    pub intent: Option<String>,
-    /// No causal traversal: causal intents get the seeds alone (for A/B).
-    #[arg(long)]
-    pub no_traversal: bool,
-    /// Language of the reasons: de or en.
-    #[arg(long, default_value = "de")]
-    pub lang: Lang,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -76,6 +67,22 @@ pub struct QueryArgs {
     /// JSON result per line. The model loads once.
     #[arg(long, value_name = "FILE.jsonl")]
     pub batch: Option<PathBuf>,
+}
+
+/// What `query` and `ask` share: the index, the intent, the language, the model.
+#[derive(clap::Args, Debug)]
+pub struct AnswerArgs {
+    #[command(flatten)]
+    pub at: IndexLocation,
+    /// Override the detected intent (why, consequence, empathy, development, fact).
+    #[arg(long)]
+    pub intent: Option<String>,
+    /// No causal traversal: causal intents get the seeds alone (for A/B).
+    #[arg(long)]
+    pub no_traversal: bool,
+    /// Language of the reasons and labels: de or en.
+    #[arg(long, default_value = "de")]
+    pub lang: Lang,
     /// Embedding model (default: the index's).
     #[arg(long, value_name = "NAME")]
     pub embedder: Option<String>,
@@ -123,7 +130,8 @@ fn timestamp() -> String {
 }
 
 pub fn query(args: QueryArgs) -> Result<ExitCode> {
-    let opened = Opened::open(&args.at, args.embedder.as_deref(), &args.config)?;
+    let a = &args.answer;
+    let opened = Opened::open(&a.at, a.embedder.as_deref(), &a.config)?;
     let retriever = opened.retriever()?;
     let logs = Logs::new(&opened.data);
     let make = |text: &str| Query {
@@ -138,9 +146,9 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
             paths: args.paths.clone(),
         },
         group_by_note: args.group_by_note,
-        intent: args.intent.clone(),
-        lang: args.lang,
-        traverse: !args.no_traversal,
+        intent: a.intent.clone(),
+        lang: a.lang,
+        traverse: !a.no_traversal,
     };
     let run = |text: &str| -> Result<QueryResult> {
         let r = retriever.query(&make(text))?;
@@ -599,33 +607,21 @@ fn print_eval(r: &EvalReport) {
 pub struct AskArgs {
     /// The question, e.g. "Warum habe ich den Job gewechselt?"
     pub question: String,
-    #[command(flatten)]
-    pub at: IndexLocation,
     /// text (the chain with evidence), mermaid (the subgraph as a diagram) or json.
     #[arg(long, default_value = "text", value_parser = ["text", "mermaid", "json"])]
     pub format: String,
-    /// Override the detected intent (why, consequence, development, …).
-    #[arg(long)]
-    pub intent: Option<String>,
-    /// No causal traversal (the seeds alone).
-    #[arg(long)]
-    pub no_traversal: bool,
-    /// Language of the labels: de or en.
-    #[arg(long, default_value = "de")]
-    pub lang: Lang,
-    #[arg(long, value_name = "NAME")]
-    pub embedder: Option<String>,
     #[command(flatten)]
-    pub config: ConfigArgs,
+    pub answer: AnswerArgs,
 }
 
 pub fn ask(args: AskArgs) -> Result<ExitCode> {
-    let opened = Opened::open(&args.at, args.embedder.as_deref(), &args.config)?;
+    let a = &args.answer;
+    let opened = Opened::open(&a.at, a.embedder.as_deref(), &a.config)?;
     let retriever = opened.retriever()?;
     let mut q = Query::new(args.question.clone());
-    q.intent = args.intent.clone();
-    q.lang = args.lang;
-    q.traverse = !args.no_traversal;
+    q.intent = a.intent.clone();
+    q.lang = a.lang;
+    q.traverse = !a.no_traversal;
     q.k = 5;
     q.group_by_note = true;
     let r = retriever.query(&q)?;
@@ -633,7 +629,7 @@ pub fn ask(args: AskArgs) -> Result<ExitCode> {
     match args.format.as_str() {
         "json" => println!("{}", serde_json::to_string_pretty(&r)?),
         "mermaid" => print!("{}", mermaid(&r)),
-        _ => print_chain(&r, args.lang),
+        _ => print_chain(&r, a.lang),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -28,6 +28,15 @@ pub fn chunk_id(note_id: &str, ord: usize) -> String {
     format!("{note_id}#c{ord:02}")
 }
 
+/// The note a link target belongs to: the note id itself, or the note of a
+/// chunk id `{note}#cNN` (the inverse of `chunk_id`).
+pub fn note_of(target: &str) -> &str {
+    match target.rfind("#c") {
+        Some(i) if target[i + 2..].chars().all(|c| c.is_ascii_digit()) => &target[..i],
+        _ => target,
+    }
+}
+
 /// The deduplication key of an edge: `source->target:kind@section`. Two links
 /// to different sections of one note are two edges (multigraph).
 pub fn edge_key(source_id: &str, target_id: &str, kind: &str, section: Option<&str>) -> String {

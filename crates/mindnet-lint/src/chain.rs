@@ -126,15 +126,12 @@ pub fn chain_preview(
         config,
         lang: crate::Lang::De,
     };
-    let wanted = note.trim_end_matches(".md").to_lowercase();
-    let start = vault
+    let nodes: Vec<ChainNote> = vault
         .notes
         .iter()
-        .position(|n| {
-            n.title.to_lowercase() == wanted
-                || n.path.trim_end_matches(".md").to_lowercase() == wanted
-        })
-        .ok_or_else(|| ChainError::NotFound(note.to_string()))?;
+        .map(|n| (n.path.clone(), n.title.clone(), n.note_type.clone()))
+        .collect();
+    let start = find_note(&nodes, note).ok_or_else(|| ChainError::NotFound(note.to_string()))?;
     let links = resolve_links(&vault);
     let vocab = &config.vocab;
     let steps: Vec<Step> = causal_links(&vault, &links)
@@ -144,12 +141,16 @@ pub fn chain_preview(
             (c.cause, c.effect, c.forward.to_string(), backward)
         })
         .collect();
-    let nodes: Vec<ChainNote> = vault
-        .notes
-        .iter()
-        .map(|n| (n.path.clone(), n.title.clone(), n.note_type.clone()))
-        .collect();
     Ok(chain_of(&nodes, steps, start, direction, hops))
+}
+
+/// The note a user names by its title or its vault-relative path (with or
+/// without `.md`, any case).
+pub fn find_note(nodes: &[ChainNote], name: &str) -> Option<usize> {
+    let wanted = name.trim_end_matches(".md").to_lowercase();
+    nodes.iter().position(|(path, title, _)| {
+        title.to_lowercase() == wanted || path.trim_end_matches(".md").to_lowercase() == wanted
+    })
 }
 
 /// The chain of `start` in any graph of notes and causal steps (the files'

@@ -17,12 +17,12 @@ mod names;
 
 pub use chain::{
     ChainDirection, ChainError, ChainNode, ChainNote, ChainPreview, Step, chain_of, chain_preview,
+    find_note,
 };
 pub use config::{LintConfig, RULES};
 pub use fix::{FileFix, FixError, FixOptions, plan_fixes, unified_diff, write_fix};
 
 use mindnet_core::{Status, Warning};
-use mindnet_ingest::lines::LineIndex;
 use mindnet_ingest::parse::{ParsedNote, parse};
 use mindnet_ingest::resolve::{NoteEntry, Resolution, Resolver};
 use mindnet_ingest::scan::scan_vault;
@@ -110,7 +110,7 @@ pub(crate) struct Note {
 impl Note {
     /// 1-based column of a byte offset (in characters).
     pub fn column(&self, offset: usize) -> usize {
-        let lines = LineIndex::new(&self.text);
+        let lines = &self.parsed.lines;
         let start = lines.start(lines.line(offset));
         self.text
             .get(start..offset)
@@ -289,12 +289,19 @@ pub fn lint_vault(
     findings.extend(chains::check(&vault, &links));
 
     // Severities from the config; rules switched off globally or per note.
+    let ignored: std::collections::HashMap<&str, &[String]> = vault
+        .notes
+        .iter()
+        .map(|n| (n.path.as_str(), n.ignore.as_slice()))
+        .collect();
     report.findings = findings
         .into_iter()
         .filter_map(|mut f| {
             f.severity = lint.severity(f.rule)?;
-            let note = vault.notes.iter().find(|n| n.path == f.path);
-            if note.is_some_and(|n| n.ignore.iter().any(|r| r == f.rule)) {
+            if ignored
+                .get(f.path.as_str())
+                .is_some_and(|rules| rules.iter().any(|r| r == f.rule))
+            {
                 return None;
             }
             if opts.note.as_ref().is_some_and(|p| *p != f.path) {
@@ -306,10 +313,4 @@ pub fn lint_vault(
     report.findings.sort();
     report.findings.dedup();
     Ok(report)
-}
-
-/// The source line of a finding, for the human output.
-pub fn excerpt(root: &Path, f: &Finding) -> Option<String> {
-    let text = std::fs::read_to_string(root.join(&f.path)).ok()?;
-    text.lines().nth(f.line.checked_sub(1)?).map(str::to_string)
 }

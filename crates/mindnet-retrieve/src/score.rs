@@ -10,6 +10,7 @@
 
 use crate::explain::{self, Link};
 use crate::{Hit, Mode, Query, RetrieveError, Retriever, ScoreBreakdown};
+use mindnet_core::ids::note_of;
 use mindnet_store::{ChunkFilter, ChunkHit};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -20,14 +21,6 @@ struct Candidate {
     cosine: f64,
     bm25: f64,
     seed: bool,
-}
-
-/// The owner note of a link target: a note id, or a chunk id `{note}#cNN`.
-pub(crate) fn note_of(target: &str) -> &str {
-    match target.rfind("#c") {
-        Some(i) if target[i + 2..].chars().all(|c| c.is_ascii_digit()) => &target[..i],
-        _ => target,
-    }
 }
 
 /// One edge between two notes, read towards `to`.
@@ -374,7 +367,7 @@ pub(crate) fn rank(
 
 #[cfg(test)]
 mod tests {
-    use super::note_of;
+    use mindnet_core::ids::note_of;
 
     #[test]
     fn chunk_targets_belong_to_their_note() {

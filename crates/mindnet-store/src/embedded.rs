@@ -699,8 +699,6 @@ impl Store for EmbeddedStore {
     }
 
     fn finish_import(&mut self, seconds: f64) -> Result<(), StoreError> {
-        self.meta.last_import = Some(meta::now_rfc3339());
-        self.meta.last_import_seconds = Some(seconds);
-        meta::write(&self.dir, &self.meta)
+        self.meta.finish_import(&self.dir, seconds)
     }
 }

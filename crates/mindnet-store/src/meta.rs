@@ -34,10 +34,15 @@ impl StoreMeta {
     /// Notes an import that found nothing to write, without opening the index.
     pub fn record_import(dir: &Path, seconds: f64) -> Result<StoreMeta, StoreError> {
         let mut meta = read(dir)?.ok_or_else(|| io(&path(dir), "missing"))?;
-        meta.last_import = Some(now_rfc3339());
-        meta.last_import_seconds = Some(seconds);
-        write(dir, &meta)?;
+        meta.finish_import(dir, seconds)?;
         Ok(meta)
+    }
+
+    /// Stamps a finished import and writes the metadata to `dir`.
+    pub(crate) fn finish_import(&mut self, dir: &Path, seconds: f64) -> Result<(), StoreError> {
+        self.last_import = Some(now_rfc3339());
+        self.last_import_seconds = Some(seconds);
+        write(dir, self)
     }
 }
 

@@ -16,8 +16,8 @@ mod subgraph;
 pub use engine::{DecisionEngine, Direction, IntentRule};
 pub use subgraph::{Subgraph, SubgraphEdge, SubgraphNode};
 
-use crate::score::note_of;
 use crate::{RetrieveError, Retriever};
+use mindnet_core::ids::note_of;
 use serde::{Deserialize, Serialize};
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
