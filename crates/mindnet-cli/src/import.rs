@@ -1,8 +1,12 @@
-//! `mindnet import`: the vault as notes, chunks and edges.
+//! `mindnet import`: the vault as notes, chunks and edges, into the index
+//! (through the server that owns it, if one runs), or printed (`--dry-run`).
 
-use crate::config::ConfigArgs;
+use crate::args::{ConfigArgs, DataArgs};
+use crate::backend::server;
 use anyhow::Result;
-use mindnet_ingest::{ImportOptions, ImportPlan, plan_vault};
+use mindnet_app::api::SyncRequest;
+use mindnet_app::{Settings, SettingsInput};
+use mindnet_ingest::ImportPlan;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
@@ -28,15 +32,15 @@ pub struct ImportArgs {
     #[arg(long)]
     pub purge_before_upsert: bool,
     #[command(flatten)]
-    pub data: crate::store_cmd::DataArgs,
+    pub data: DataArgs,
     /// Print JSON Lines: one record per note, chunk and edge, then a summary.
     #[arg(long)]
     pub json: bool,
     /// Language of notes without a `lang:` field.
-    #[arg(long, default_value = "de")]
+    #[arg(long, default_value = mindnet_app::settings::DEFAULT_LANG)]
     pub lang: String,
     /// Skip notes larger than this many megabytes.
-    #[arg(long, value_name = "MB", default_value_t = 8)]
+    #[arg(long, value_name = "MB", default_value_t = mindnet_app::settings::DEFAULT_MAX_NOTE_MB)]
     pub max_note_size: u64,
     /// Read files in a shuffled order (tests that the output does not depend on it).
     #[arg(long, hide = true)]
@@ -46,30 +50,19 @@ pub struct ImportArgs {
 }
 
 pub fn run(args: ImportArgs) -> Result<ExitCode> {
-    let opts = ImportOptions {
-        lang: args.lang.clone(),
-        max_note_bytes: args.max_note_size.saturating_mul(1024 * 1024),
-        shuffle_seed: args.shuffle_seed,
-        known_notes: Vec::new(),
-    };
+    let settings = Settings::resolve(SettingsInput {
+        vault: Some(args.vault.clone()),
+        data: args.data.data.clone(),
+        embedder: args.embedder.clone(),
+        files: args.config.files(),
+        lang: Some(args.lang.clone()),
+        max_note_mb: Some(args.max_note_size),
+    });
     if !args.dry_run {
-        return crate::store_cmd::index(crate::store_cmd::IndexArgs {
-            vault: &args.vault,
-            data: args.data.dir(&args.vault),
-            embedder: args.embedder.as_deref(),
-            config: &args.config,
-            import: opts,
-            sync: mindnet_index::SyncOptions {
-                sync_deletes: args.sync_deletes,
-                purge_before_upsert: args.purge_before_upsert,
-                ..Default::default()
-            },
-            json: args.json,
-        });
+        return index(&args, &settings);
     }
-    let config = args.config.load(&args.vault)?;
     let started = Instant::now();
-    let plan = plan_vault(&args.vault, &config, &opts)?;
+    let plan = mindnet_app::plan(&settings, args.shuffle_seed)?;
     let seconds = started.elapsed().as_secs_f64();
 
     for w in &plan.warnings {
@@ -88,6 +81,41 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn index(args: &ImportArgs, settings: &Settings) -> Result<ExitCode> {
+    let req = SyncRequest {
+        sync_deletes: args.sync_deletes,
+        purge_before_upsert: args.purge_before_upsert,
+    };
+    let (summary, model, dim) = match server(settings)? {
+        Some(client) => {
+            let status = client.status()?;
+            (client.sync(&req)?, status.model, status.dim)
+        }
+        None => {
+            let o = mindnet_app::import(settings, &req, &crate::progress::bar())?;
+            (o.summary, o.model, o.dim)
+        }
+    };
+    for w in &summary.warnings {
+        eprintln!("{w}");
+    }
+    if args.json {
+        println!("{}", serde_json::to_string(&summary)?);
+    } else {
+        print!(
+            "{}",
+            mindnet_render::import_text(
+                &args.vault.display().to_string(),
+                &settings.data.display().to_string(),
+                &model,
+                dim,
+                &summary
+            )
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(Serialize)]

@@ -1,10 +1,13 @@
 //! `mindnet`: import an Obsidian vault into a knowledge graph.
 
+mod args;
+mod backend;
 mod bench;
-mod config;
 mod import;
 mod lint_cmd;
+mod progress;
 mod query_cmd;
+mod serve_cmd;
 mod store_cmd;
 mod vaultgen;
 
@@ -45,6 +48,9 @@ enum Command {
     Status(store_cmd::StatusArgs),
     /// Integrity check of an index: dangling edges, orphans, broken chains, indexes.
     Check(store_cmd::StatusArgs),
+    /// Serve the index over HTTP (127.0.0.1:8001): one warm process that
+    /// keeps the model loaded and the index up to date with the vault.
+    Serve(serve_cmd::ServeArgs),
     /// Fetch or list the local embedding models.
     #[command(subcommand)]
     Models(store_cmd::ModelsCommand),
@@ -61,11 +67,12 @@ fn main() -> ExitCode {
         Command::Query(args) => query_cmd::query(args),
         Command::Ask(args) => query_cmd::ask(args),
         Command::Feedback(args) => query_cmd::feedback(args),
-        Command::Eval(args) => query_cmd::evaluate(args),
+        Command::Eval(args) => query_cmd::evaluate_cmd(args),
         Command::Lint(args) => lint_cmd::run(args),
         Command::Chain(args) => lint_cmd::chain(args),
         Command::Status(args) => store_cmd::status(args),
         Command::Check(args) => store_cmd::check(args),
+        Command::Serve(args) => serve_cmd::run(args),
         Command::Models(cmd) => store_cmd::models(cmd),
         Command::Bench(cmd) => bench::run(cmd),
     };

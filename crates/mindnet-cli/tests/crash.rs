@@ -10,15 +10,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+/// The vendored HotpotQA vault: 992 notes, enough to kill an import mid-way.
 fn hotpotqa() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/hotpotqa-100/vault")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/hotpotqa-100/vault")
 }
 
 fn copy_vault(to: &Path) {
-    for e in std::fs::read_dir(hotpotqa()).unwrap() {
-        let p = e.unwrap().path();
-        std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
-    }
+    common::copy_dir(&hotpotqa(), to);
 }
 
 fn import(vault: &Path) {

@@ -169,10 +169,21 @@ fn every_breakdown_sums_to_its_score_and_hits_are_unique() {
     }
     let r = query("Warum habe ich mich für Qdrant entschieden?", &[]);
     assert_eq!(r["intent"], "why");
-    let grouped = query("Qdrant", &["--group-by-note"]);
-    let notes: Vec<&Value> = hits(&grouped).iter().map(|h| &h["note_id"]).collect();
-    let unique: std::collections::HashSet<String> = notes.iter().map(|n| n.to_string()).collect();
-    assert_eq!(unique.len(), notes.len());
+    // One hit per note by default (the old flag still works); `--chunks`
+    // gives the raw chunk list, where a note can appear several times.
+    for grouped in [query("Qdrant", &[]), query("Qdrant", &["--group-by-note"])] {
+        let notes: Vec<&Value> = hits(&grouped).iter().map(|h| &h["note_id"]).collect();
+        let unique: std::collections::HashSet<String> =
+            notes.iter().map(|n| n.to_string()).collect();
+        assert_eq!(unique.len(), notes.len());
+    }
+    let raw = query("Qdrant", &["--chunks", "-k", "30"]);
+    let notes: Vec<String> = hits(&raw)
+        .iter()
+        .map(|h| h["note_id"].to_string())
+        .collect();
+    let unique: std::collections::HashSet<&String> = notes.iter().collect();
+    assert!(unique.len() < notes.len(), "{raw:#}");
 }
 
 #[test]

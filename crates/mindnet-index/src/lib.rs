@@ -19,6 +19,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Instant;
 
 pub mod manifest;
@@ -36,6 +37,10 @@ pub enum SyncError {
     },
     #[error("embedding note {path}: {source}")]
     Embed { path: String, source: EmbedError },
+    /// Asked to stop (a server shutting down): every committed batch is
+    /// whole; the rest is done by the next sync.
+    #[error("the sync was stopped after {committed} of {total} notes")]
+    Stopped { committed: usize, total: usize },
 }
 
 #[derive(Debug, Clone)]
@@ -79,12 +84,16 @@ pub struct SyncReport {
     pub seconds: f64,
 }
 
-/// Told about progress; the CLI draws a bar from it.
-pub trait Progress {
+/// Told about progress; the CLI draws a bar from it, the server counts.
+pub trait Progress: Sync {
     /// Called once the plan is known: how many chunks must be embedded.
     fn start(&self, _chunks_to_embed: usize) {}
     fn advance(&self, _chunks_embedded: usize) {}
     fn finish(&self) {}
+    /// Asked between batches: stop after the last committed one.
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 impl Progress for () {}
@@ -123,11 +132,25 @@ fn known_notes(states: &[NoteState]) -> Vec<NoteEntry> {
         .collect()
 }
 
-pub fn sync(
+/// A shared store for reading. A writer that panicked left the batch's
+/// journal behind, so reading on is safe: the next open repairs it.
+fn read<S: Store + ?Sized>(store: &RwLock<S>) -> RwLockReadGuard<'_, S> {
+    store.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn write<S: Store + ?Sized>(store: &RwLock<S>) -> RwLockWriteGuard<'_, S> {
+    store.write().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Brings the store up to date with the vault. The store is shared: the
+/// slow parts (planning, embedding) hold no lock, and each batch of notes is
+/// committed under the write lock, so readers on other threads keep going
+/// and see every note whole, before or after its batch.
+pub fn sync<S: Store + ?Sized>(
     vault: &Path,
     config: &Config,
     import: &ImportOptions,
-    store: &mut dyn Store,
+    store: &RwLock<S>,
     embedder: &dyn Embedder,
     opts: &SyncOptions,
     progress: &dyn Progress,
@@ -143,7 +166,7 @@ pub fn sync(
         }
         None => None,
     };
-    let states = store.note_states()?;
+    let states = read(store).note_states()?;
     let mut import = import.clone();
     if !opts.sync_deletes {
         import.known_notes = known_notes(&states);
@@ -192,7 +215,15 @@ pub fn sync(
         .sum();
     progress.start(to_embed);
     let mut first = true;
+    let mut committed = 0;
     for batch in work.chunks(opts.batch_notes.max(1)) {
+        if progress.stopped() {
+            progress.finish();
+            return Err(SyncError::Stopped {
+                committed,
+                total: work.len(),
+            });
+        }
         let mut vectors: Vec<Option<Vec<Vec<f32>>>> = Vec::with_capacity(batch.len());
         for (b, action, _, _) in batch {
             if *action == Action::Relinked {
@@ -223,16 +254,17 @@ pub fn sync(
             })
             .collect();
         let dels: &[String] = if first { &deletes } else { &[] };
-        store.write_batch(&writes, dels)?;
+        write(store).write_batch(&writes, dels)?;
         first = false;
+        committed += batch.len();
     }
     if first && !deletes.is_empty() {
-        store.write_batch(&[], &deletes)?;
+        write(store).write_batch(&[], &deletes)?;
     }
     progress.finish();
     tracing::debug!("writes done at {:.3} s", started.elapsed().as_secs_f64());
 
-    let counts = store.counts()?;
+    let counts = read(store).counts()?;
     report.notes = counts.notes;
     report.chunks = counts.chunks;
     report.edges = counts.edges;
@@ -240,7 +272,7 @@ pub fn sync(
     report.skipped = plan.skipped;
     report.warnings = plan.warnings;
     report.seconds = started.elapsed().as_secs_f64();
-    store.finish_import(report.seconds)?;
+    write(store).finish_import(report.seconds)?;
     if let (Some(dir), Some(files)) = (&opts.manifest_dir, stamps) {
         manifest::write(dir, config, &import, files, &report, plan.bundles.len());
     }

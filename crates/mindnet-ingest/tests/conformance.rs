@@ -1,4 +1,4 @@
-//! Parser conformance against the third-party fixtures in `shared/data/fixtures`.
+//! Parser conformance against the third-party fixtures vendored in `tests/data/fixtures`.
 //! Expectations are written by hand from each example; each link is shown as
 //! `[!]target[#section][|label]`.
 
@@ -6,7 +6,7 @@ use mindnet_ingest::parse::{Link, parse};
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/fixtures");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/fixtures");
     assert!(dir.is_dir(), "fixtures not found at {}", dir.display());
     dir
 }

@@ -22,9 +22,8 @@ pub use explain::Lang;
 
 use mindnet_core::EdgeVocabulary;
 use mindnet_embed::{EmbedError, Embedder};
-use mindnet_store::{ChunkFilter, NoteState, Store, StoreError};
+use mindnet_store::{Catalog, ChunkFilter, NoteState, Store, StoreError};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::time::Instant;
 
 #[derive(Debug, thiserror::Error)]
@@ -143,6 +142,18 @@ pub struct Hit {
     pub reasons: Vec<String>,
     /// How the chunk became a candidate: `seed` or `graph`.
     pub via: String,
+    /// Grouped by note: the note's other chunks that rank near the top.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sections: Vec<Section>,
+}
+
+/// Another matching chunk of a hit's note.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Section {
+    pub chunk_id: String,
+    pub section: String,
+    pub text: String,
+    pub score: f64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -190,31 +201,30 @@ fn random_uuid() -> String {
         .to_string()
 }
 
-/// A store opened for queries, with the note catalog in memory.
+/// A view of a store for queries. Cheap to build: the note catalog and the
+/// edge graph live with the store, so a long-running process builds one per
+/// question against the store as it is at that moment.
 pub struct Retriever<'a> {
     store: &'a dyn Store,
     embedder: &'a dyn Embedder,
     vocab: &'a EdgeVocabulary,
-    config: RetrieverConfig,
-    engine: causal::DecisionEngine,
-    notes: HashMap<String, NoteState>,
+    config: &'a RetrieverConfig,
+    engine: &'a causal::DecisionEngine,
+    notes: &'a Catalog,
 }
 
 impl<'a> Retriever<'a> {
-    /// Reads the note catalog once (the edge graph when first needed);
-    /// queries then touch Qdrant only for vector and BM25 scores.
+    /// Reads the note catalog if the store has not yet (the edge graph when
+    /// first needed); queries then touch Qdrant only for vector and BM25
+    /// scores.
     pub fn new(
         store: &'a dyn Store,
         embedder: &'a dyn Embedder,
         vocab: &'a EdgeVocabulary,
-        config: RetrieverConfig,
-        engine: causal::DecisionEngine,
+        config: &'a RetrieverConfig,
+        engine: &'a causal::DecisionEngine,
     ) -> Result<Self, RetrieveError> {
-        let notes: HashMap<String, NoteState> = store
-            .note_states()?
-            .into_iter()
-            .map(|n| (n.note_id.clone(), n))
-            .collect();
+        let notes = store.catalog()?;
         if notes.is_empty() {
             return Err(RetrieveError::EmptyIndex);
         }
@@ -231,11 +241,11 @@ impl<'a> Retriever<'a> {
     }
 
     pub fn config(&self) -> &RetrieverConfig {
-        &self.config
+        self.config
     }
 
     pub fn engine(&self) -> &causal::DecisionEngine {
-        &self.engine
+        self.engine
     }
 
     pub fn note(&self, note_id: &str) -> Option<&NoteState> {
@@ -263,7 +273,7 @@ impl<'a> Retriever<'a> {
         let intent = q
             .intent
             .clone()
-            .unwrap_or_else(|| intent::detect(&self.engine, &q.text));
+            .unwrap_or_else(|| intent::detect(self.engine, &q.text));
         let graph = q.graph && q.mode == Mode::Hybrid;
         let score::Ranked { hits, relevance } = score::rank(self, q, vector, &intent, graph)?;
         let causal = if self.engine.rule(&intent).need_explanation_chain {
@@ -292,7 +302,7 @@ impl<'a> Retriever<'a> {
         let notes = (!f.tags.is_empty() || !f.paths.is_empty()).then(|| {
             let mut ids: Vec<String> = self
                 .notes
-                .values()
+                .iter()
                 .filter(|n| self.passes(n, f))
                 .map(|n| n.note_id.clone())
                 .collect();

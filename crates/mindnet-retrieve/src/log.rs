@@ -48,6 +48,9 @@ pub struct LoggedHit {
     pub note_id: String,
     pub score: f64,
     pub score_breakdown: crate::ScoreBreakdown,
+    /// The chunk ids of the note's other matching sections (grouped hits).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sections: Vec<String>,
 }
 
 /// One line of `feedback.jsonl`.
@@ -119,6 +122,7 @@ impl Logs {
                         note_id: h.note_id.clone(),
                         score: h.score,
                         score_breakdown: h.score_breakdown.clone(),
+                        sections: h.sections.iter().map(|s| s.chunk_id.clone()).collect(),
                     })
                     .collect(),
             },
@@ -162,10 +166,11 @@ impl Logs {
             .find_search(query_id)?
             .ok_or_else(|| LogError::UnknownQuery(query_id.to_string()))?;
         let known = node_id == GENERATED_ANSWER
-            || search
-                .hits
-                .iter()
-                .any(|h| h.chunk_id == node_id || h.note_id == node_id);
+            || search.hits.iter().any(|h| {
+                h.chunk_id == node_id
+                    || h.note_id == node_id
+                    || h.sections.iter().any(|c| c == node_id)
+            });
         if !known {
             return Err(LogError::UnknownNode {
                 query_id: query_id.to_string(),

@@ -9,7 +9,7 @@
 //! note is linked with, in either direction.
 
 use crate::explain::{self, Link};
-use crate::{Hit, Mode, Query, RetrieveError, Retriever, ScoreBreakdown};
+use crate::{Hit, Mode, Query, RetrieveError, Retriever, ScoreBreakdown, Section};
 use mindnet_core::ids::note_of;
 use mindnet_store::{ChunkFilter, ChunkHit};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -125,7 +125,7 @@ pub(crate) fn rank(
     intent: &str,
     graph: bool,
 ) -> Result<Ranked, RetrieveError> {
-    let cfg = &r.config;
+    let cfg = r.config;
     let filter = r.chunk_filter(&q.filters);
     let seeds = match q.mode {
         Mode::Hybrid => r.store.search_fused(
@@ -327,13 +327,31 @@ pub(crate) fn rank(
             relevance.push((s.c.note_id.clone(), best));
         }
     }
+    // Grouped: a note's other chunks among the first `3·k` chunks are listed
+    // under its best one ("the note's other matching sections").
+    let mut sections: HashMap<String, Vec<(String, f64)>> = HashMap::new();
     if q.group_by_note {
+        let mut seen = HashSet::new();
+        for (s, b, _) in hits.iter().take(q.k.saturating_mul(3)) {
+            if !seen.insert(s.c.note_id.clone()) {
+                sections
+                    .entry(s.c.note_id.clone())
+                    .or_default()
+                    .push((s.id.clone(), b.total));
+            }
+        }
         let mut seen = HashSet::new();
         hits.retain(|h| seen.insert(h.0.c.note_id.clone()));
     }
     hits.truncate(q.k);
 
-    let ids: Vec<String> = hits.iter().map(|h| h.0.id.clone()).collect();
+    let ids: Vec<String> = hits
+        .iter()
+        .flat_map(|h| {
+            let more = sections.get(&h.0.c.note_id).into_iter().flatten();
+            std::iter::once(h.0.id.clone()).chain(more.map(|(id, _)| id.clone()))
+        })
+        .collect();
     let chunks: HashMap<String, mindnet_core::Chunk> = r
         .store
         .chunks_by_id(&ids)?
@@ -359,6 +377,20 @@ pub(crate) fn rank(
                 score_breakdown: b,
                 reasons,
                 via: if s.c.seed { "seed" } else { "graph" }.to_string(),
+                sections: sections
+                    .get(&s.c.note_id)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|(id, score)| {
+                        let c = chunks.get(id)?;
+                        Some(Section {
+                            chunk_id: id.clone(),
+                            section: c.section.clone(),
+                            text: c.text.clone(),
+                            score: *score,
+                        })
+                    })
+                    .collect(),
             })
         })
         .collect();

@@ -1,7 +1,9 @@
 //! The default store: three Qdrant Edge shards under `<data>/qdrant/`.
 
 use crate::meta::{self, ModelInfo, StoreMeta, io, write_durably};
-use crate::{ChunkFilter, ChunkHit, Counts, GraphIndex, NoteState, NoteWrite, Store, StoreError};
+use crate::{
+    Catalog, ChunkFilter, ChunkHit, Counts, GraphIndex, NoteState, NoteWrite, Store, StoreError,
+};
 use mindnet_core::ids::point_id;
 use mindnet_core::{Chunk, Edge, Note, Status};
 use qdrant_edge::bm25_embed::{EdgeBm25, EdgeBm25Config};
@@ -56,6 +58,8 @@ pub struct EmbeddedStore {
     /// Built on first use: an import that changes little never needs it, and
     /// reading every edge payload is the slowest part of opening a big index.
     graph: OnceLock<GraphIndex>,
+    /// Built on first use, then kept current by every write.
+    catalog: OnceLock<Catalog>,
 }
 
 /// A payload field name as Qdrant's path type; our names are plain identifiers.
@@ -270,6 +274,7 @@ impl EmbeddedStore {
             chunks,
             edges,
             graph: OnceLock::new(),
+            catalog: OnceLock::new(),
         };
         store.recover()?;
         Ok(store)
@@ -389,6 +394,44 @@ impl EmbeddedStore {
             .collect()
     }
 
+    /// Reads the note payloads (all but the full text) from the notes shard.
+    fn load_note_states(&self) -> Result<Vec<NoteState>, StoreError> {
+        let fields = [
+            "note_id",
+            "path",
+            "title",
+            "aliases",
+            "type",
+            "status",
+            "tags",
+            "retriever_weight",
+            "hash",
+            "chunks_digest",
+            "edges_digest",
+        ];
+        let with = WithPayloadInterface::Fields(fields.iter().map(|f| jp(f)).collect());
+        Ok(self
+            .scroll(&self.notes, None, with)?
+            .into_iter()
+            .map(|m| NoteState {
+                note_id: string_field(&m, "note_id"),
+                path: string_field(&m, "path"),
+                title: string_field(&m, "title"),
+                aliases: strings_field(&m, "aliases"),
+                note_type: string_field(&m, "type"),
+                status: Status::parse(&string_field(&m, "status")).unwrap_or(Status::Active),
+                tags: strings_field(&m, "tags"),
+                retriever_weight: m
+                    .get("retriever_weight")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(1.0),
+                hash: string_field(&m, "hash"),
+                chunks_digest: string_field(&m, "chunks_digest"),
+                edges_digest: string_field(&m, "edges_digest"),
+            })
+            .collect())
+    }
+
     fn validate(&self, w: &NoteWrite<'_>) -> Result<(), StoreError> {
         let Some(vectors) = w.vectors else {
             return Ok(());
@@ -450,43 +493,19 @@ impl Store for EmbeddedStore {
         &self.meta
     }
 
-    fn note_states(&self) -> Result<Vec<NoteState>, StoreError> {
-        let fields = [
-            "note_id",
-            "path",
-            "title",
-            "aliases",
-            "type",
-            "status",
-            "tags",
-            "retriever_weight",
-            "hash",
-            "chunks_digest",
-            "edges_digest",
-        ];
-        let with = WithPayloadInterface::Fields(fields.iter().map(|f| jp(f)).collect());
-        let mut out: Vec<NoteState> = self
-            .scroll(&self.notes, None, with)?
-            .into_iter()
-            .map(|m| NoteState {
-                note_id: string_field(&m, "note_id"),
-                path: string_field(&m, "path"),
-                title: string_field(&m, "title"),
-                aliases: strings_field(&m, "aliases"),
-                note_type: string_field(&m, "type"),
-                status: Status::parse(&string_field(&m, "status")).unwrap_or(Status::Active),
-                tags: strings_field(&m, "tags"),
-                retriever_weight: m
-                    .get("retriever_weight")
-                    .and_then(Value::as_f64)
-                    .unwrap_or(1.0),
-                hash: string_field(&m, "hash"),
-                chunks_digest: string_field(&m, "chunks_digest"),
-                edges_digest: string_field(&m, "edges_digest"),
-            })
-            .collect();
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(out)
+    fn catalog(&self) -> Result<&Catalog, StoreError> {
+        if let Some(c) = self.catalog.get() {
+            return Ok(c);
+        }
+        let t = std::time::Instant::now();
+        let states = self.load_note_states()?;
+        let catalog = self.catalog.get_or_init(|| Catalog::from_states(states));
+        tracing::debug!(
+            "catalog of {} notes read in {:.3} s",
+            catalog.len(),
+            t.elapsed().as_secs_f64()
+        );
+        Ok(catalog)
     }
 
     fn write_batch(
@@ -572,6 +591,9 @@ impl Store for EmbeddedStore {
         self.notes.flush();
         std::fs::remove_file(&journal).map_err(|e| io(&journal, e))?;
 
+        if let Some(catalog) = self.catalog.get_mut() {
+            catalog.apply(writes, deletes);
+        }
         if let Some(graph) = self.graph.get_mut() {
             for id in deletes {
                 graph.remove_note(id);

@@ -8,12 +8,14 @@
 //! leaves the journal behind; the next open removes whatever the journalled
 //! notes had written, so they are imported again from scratch.
 
+mod catalog;
 mod check;
 mod embedded;
 mod graph;
 mod meta;
 mod search;
 
+pub use catalog::Catalog;
 pub use check::{CheckReport, Problem};
 pub use embedded::EmbeddedStore;
 pub use graph::{GraphIndex, Neighbor};
@@ -131,11 +133,18 @@ pub struct ChunkHit {
 }
 
 /// The operations the importer and the retriever need, independent of where
-/// Qdrant runs (embedded now; a server later).
-pub trait Store {
+/// Qdrant runs (embedded now; a server later). `Send + Sync`: one process
+/// shares a store between threads behind a `RwLock` (reads share it, a batch
+/// commit takes it alone), so a reader sees each note whole or not at all.
+pub trait Store: Send + Sync {
     fn meta(&self) -> &StoreMeta;
-    /// Every stored note's identity and digests, for change detection.
-    fn note_states(&self) -> Result<Vec<NoteState>, StoreError>;
+    /// Every stored note's identity and digests, in memory; loaded on first
+    /// use, then updated on every write.
+    fn catalog(&self) -> Result<&Catalog, StoreError>;
+    /// Every stored note's identity and digests, sorted by path.
+    fn note_states(&self) -> Result<Vec<NoteState>, StoreError> {
+        Ok(self.catalog()?.sorted())
+    }
     /// Writes a batch atomically from a reader's view (see the crate docs).
     fn write_batch(
         &mut self,

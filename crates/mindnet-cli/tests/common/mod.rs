@@ -9,10 +9,15 @@ pub fn demo_vault() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/vault")
 }
 
-/// Copies a folder tree (a vault) into `to`.
+/// Copies a folder tree (a vault) into `to`, without any `.mindnet/` data dir:
+/// a test's copy never carries an index that an earlier run (or the README's
+/// main command) built, perhaps with another model.
 pub fn copy_dir(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {
         let p = entry.unwrap().path();
+        if p.file_name().is_some_and(|n| n == ".mindnet") {
+            continue;
+        }
         let dst = to.join(p.file_name().unwrap());
         if p.is_dir() {
             std::fs::create_dir_all(&dst).unwrap();
@@ -87,4 +92,125 @@ pub fn dry_run(vault: &Path, extra: &[&str]) -> DryRun {
         stdout,
         stderr,
     }
+}
+
+/// A `mindnet serve` child on a free loopback port; killed when dropped.
+pub struct Server {
+    pub child: std::process::Child,
+    pub addr: String,
+    /// Everything the server said on stderr so far (a reader thread fills it).
+    pub log: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Server {
+    /// Starts `mindnet serve VAULT --listen 127.0.0.1:0 EXTRA…` and waits
+    /// until it is listening.
+    pub fn start(vault: &Path, extra: &[&str]) -> Server {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mindnet"))
+            .args(["serve", vault.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .env_remove("MINDNET_API_TOKEN")
+            .env("RUST_LOG", "info,qdrant_edge=error")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("mindnet serve starts");
+        let stderr = child.stderr.take().unwrap();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(addr) = line.split("listening on http://").nth(1) {
+                    let _ = tx.send(addr.trim().to_string());
+                }
+                let mut l = sink.lock().unwrap();
+                l.push_str(&line);
+                l.push('\n');
+            }
+        });
+        let addr = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("the server did not start: {}", log.lock().unwrap()));
+        Server { child, addr, log }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Waits until `/health` says `ok` (the index is open and warm).
+    pub fn wait_ready(&self) {
+        let started = std::time::Instant::now();
+        loop {
+            if let Ok(r) = reqwest::blocking::get(self.url("/health"))
+                && r.json::<Value>().is_ok_and(|v| v["status"] == "ok")
+            {
+                return;
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(120),
+                "the server never became ready: {}",
+                self.log.lock().unwrap()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// Waits until the log holds `needle`.
+    pub fn wait_log(&self, needle: &str) {
+        let started = std::time::Instant::now();
+        while !self.log.lock().unwrap().contains(needle) {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(300),
+                "never logged {needle:?}: {}",
+                self.log.lock().unwrap()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    pub fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        let r = reqwest::blocking::Client::new()
+            .post(self.url(path))
+            .json(body)
+            .send()
+            .expect("the server answers");
+        let status = r.status().as_u16();
+        (status, r.json().unwrap_or(Value::Null))
+    }
+
+    pub fn get(&self, path: &str) -> (u16, Value) {
+        let r = reqwest::blocking::get(self.url(path)).expect("the server answers");
+        let status = r.status().as_u16();
+        (status, r.json().unwrap_or(Value::Null))
+    }
+
+    /// SIGTERM, then waits for a clean exit.
+    pub fn stop(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        let status = self.child.wait().unwrap();
+        std::mem::forget(self);
+        status
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Imports a vault with use-m3 (the fast model) and asserts success.
+pub fn import_m3(vault: &Path) {
+    let out = mindnet(&["import", vault.to_str().unwrap(), "--embedder", "use-m3"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -122,7 +122,7 @@ impl Ord for Open {
 impl Retriever<'_> {
     /// Steps from `note` over `kinds` (as read from `note`).
     fn causal_steps(&self, note: &str, kinds: &[String]) -> Result<Vec<Walked>, RetrieveError> {
-        let engine = &self.engine;
+        let engine = self.engine;
         let graph = self.store.graph()?;
         let mut out = Vec::new();
         for nb in graph.neighbors(note, self.vocab) {
@@ -254,7 +254,7 @@ impl Retriever<'_> {
         relevance: &[(String, f64)],
         traverse: bool,
     ) -> Result<CausalAnswer, RetrieveError> {
-        let engine = &self.engine;
+        let engine = self.engine;
         let rule = engine.rule(intent).clone();
         let rel: HashMap<&str, f64> = relevance.iter().map(|(n, s)| (n.as_str(), *s)).collect();
         let seeds: Vec<&str> = relevance
@@ -407,7 +407,7 @@ impl Retriever<'_> {
         rel: &HashMap<&str, f64>,
         traversal: f64,
     ) -> PathScore {
-        let engine = &self.engine;
+        let engine = self.engine;
         let r = engine.ranking;
         let rel_of = |n: &str| rel.get(n).copied().unwrap_or(0.0);
         // Semantic: the best match on the path. A cause rarely sounds like

@@ -1,0 +1,306 @@
+//! `query`, `ask` and `feedback`.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// `semantic`: dense vectors only. `hybrid`: dense + BM25 seeds, graph
+/// expansion, re-ranking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Semantic,
+    #[default]
+    Hybrid,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "semantic" => Ok(Mode::Semantic),
+            "hybrid" => Ok(Mode::Hybrid),
+            other => Err(format!("unknown mode `{other}` (semantic or hybrid)")),
+        }
+    }
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Semantic => "semantic",
+            Mode::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// Language of reasons and labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    #[default]
+    De,
+    En,
+}
+
+impl std::str::FromStr for Lang {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "de" => Ok(Lang::De),
+            "en" => Ok(Lang::En),
+            other => Err(format!("unknown language `{other}` (de or en)")),
+        }
+    }
+}
+
+/// Defaults of a query, in one place.
+pub const DEFAULT_K: usize = 10;
+pub const ASK_K: usize = 5;
+pub const MAX_K: usize = 200;
+
+/// A search. Only `text` is required.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueryRequest {
+    /// The question or search text.
+    pub text: String,
+    #[serde(default)]
+    pub mode: Mode,
+    /// Number of hits (default 10, at most 200).
+    #[serde(default)]
+    pub k: Option<usize>,
+    /// Only notes of these types.
+    #[serde(default)]
+    pub types: Vec<String>,
+    /// Only notes carrying every one of these tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub statuses: Vec<String>,
+    /// Only notes whose vault path starts with one of these.
+    #[serde(default)]
+    pub paths: Vec<String>,
+    /// The raw chunk list instead of one hit per note.
+    #[serde(default)]
+    pub chunks: bool,
+    /// No graph expansion (edge bonus and centrality are 0).
+    #[serde(default)]
+    pub no_graph: bool,
+    /// Overrides the detected intent (why, consequence, empathy, development, fact).
+    #[serde(default)]
+    pub intent: Option<String>,
+    #[serde(default)]
+    pub lang: Lang,
+    /// No causal traversal: causal intents get the seeds alone (for A/B).
+    #[serde(default)]
+    pub no_traversal: bool,
+}
+
+impl QueryRequest {
+    pub fn new(text: impl Into<String>) -> Self {
+        QueryRequest {
+            text: text.into(),
+            ..Default::default()
+        }
+    }
+}
+
+/// A causal question ("Warum …?"): the explanation chain and the best notes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AskRequest {
+    pub question: String,
+    #[serde(default)]
+    pub intent: Option<String>,
+    #[serde(default)]
+    pub lang: Lang,
+    #[serde(default)]
+    pub no_traversal: bool,
+    /// Number of best notes (default 5).
+    #[serde(default)]
+    pub k: Option<usize>,
+}
+
+/// Every term of the score (`semantic + edge_bonus + centrality = total`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ScoreBreakdown {
+    pub semantic: f64,
+    pub edge_bonus: f64,
+    pub centrality: f64,
+    pub total: f64,
+    pub s_sem: f64,
+    pub cosine: f64,
+    pub lexical: f64,
+    pub w_type: f64,
+    pub m_status: f64,
+    pub b_edge: f64,
+    pub b_cent: f64,
+    pub w_sem: f64,
+    pub w_edge: f64,
+    pub w_cent: f64,
+}
+
+/// Another matching chunk of a hit's note.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SectionHit {
+    pub chunk_id: String,
+    pub section: String,
+    pub text: String,
+    pub score: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Hit {
+    pub chunk_id: String,
+    pub note_id: String,
+    pub title: String,
+    pub path: String,
+    #[serde(rename = "type")]
+    pub note_type: String,
+    pub status: String,
+    pub section: String,
+    pub text: String,
+    pub score: f64,
+    pub score_breakdown: ScoreBreakdown,
+    pub reasons: Vec<String>,
+    /// `seed` or `graph`.
+    pub via: String,
+    /// One hit per note: the note's other matching sections.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sections: Vec<SectionHit>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Backward,
+    Forward,
+    Both,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PathNote {
+    pub note_id: String,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub note_type: String,
+}
+
+/// One step of a path, cause → effect.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PathStep {
+    pub cause: String,
+    pub effect: String,
+    pub kind: String,
+    pub inverse_kind: String,
+    pub edge_id: String,
+    pub provenance: String,
+    pub evidence_chunk: String,
+    pub evidence: String,
+}
+
+/// `total = alpha·semantic + beta·coherence + gamma·shape_match`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PathScore {
+    pub semantic: f64,
+    pub coherence: f64,
+    pub shape_match: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
+    pub total: f64,
+    pub traversal: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CausalPath {
+    /// Cause first.
+    pub notes: Vec<PathNote>,
+    pub steps: Vec<PathStep>,
+    pub seed: String,
+    pub score: f64,
+    pub score_breakdown: PathScore,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SubgraphNode {
+    pub note_id: String,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub note_type: String,
+    pub paths: usize,
+    /// `anchor`, `bridge` or `node`.
+    pub role: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SubgraphEdge {
+    /// Cause.
+    pub from: String,
+    /// Effect.
+    pub to: String,
+    pub kind: String,
+    pub edge_id: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Subgraph {
+    pub nodes: Vec<SubgraphNode>,
+    pub edges: Vec<SubgraphEdge>,
+}
+
+/// The explanation chain of a causal question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Causal {
+    pub direction: Direction,
+    pub preferred_edges: Vec<String>,
+    pub target_types: Vec<String>,
+    pub max_hops: usize,
+    pub paths: Vec<CausalPath>,
+    pub subgraph: Subgraph,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Timings {
+    pub embed_ms: f64,
+    pub search_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct QueryResponse {
+    /// Rate a hit with this id (`POST /feedback`).
+    pub query_id: String,
+    pub query: String,
+    pub mode: Mode,
+    pub intent: String,
+    pub graph: bool,
+    pub hits: Vec<Hit>,
+    /// For causal intents: the paths and the explanation subgraph.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub causal: Option<Causal>,
+    pub timings: Timings,
+}
+
+/// Rates a hit of an earlier query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FeedbackRequest {
+    pub query_id: String,
+    /// A hit's chunk id or note id, or `generated_answer`.
+    pub node_id: String,
+    /// 1 (useless) to 5 (exactly right).
+    pub score: i64,
+    #[serde(default)]
+    pub comment: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FeedbackResponse {
+    pub query_id: String,
+    pub node_id: String,
+    pub score: u8,
+    pub comment: Option<String>,
+    pub timestamp: String,
+    /// The log it was appended to.
+    pub log: String,
+}

@@ -1,0 +1,97 @@
+//! Status, health and syncs.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Warning {
+    pub path: String,
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}: {}", self.path, self.line, self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SyncSummary {
+    pub new: usize,
+    pub changed: usize,
+    pub relinked: usize,
+    pub unchanged: usize,
+    pub deleted: usize,
+    /// Totals in the index afterwards.
+    pub notes: usize,
+    pub chunks: usize,
+    pub edges: usize,
+    pub unresolved: usize,
+    pub embedded_chunks: usize,
+    pub skipped: Vec<Skipped>,
+    pub warnings: Vec<Warning>,
+    pub seconds: f64,
+}
+
+/// A sync: the whole vault.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SyncRequest {
+    /// Remove notes whose file is gone.
+    #[serde(default)]
+    pub sync_deletes: bool,
+    /// Rewrite every note, changed or not.
+    #[serde(default)]
+    pub purge_before_upsert: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SyncProgress {
+    pub running: bool,
+    /// Chunks embedded so far in the running sync, and how many it needs.
+    pub embedded: usize,
+    pub to_embed: usize,
+    pub started: Option<String>,
+    /// The last finished sync.
+    pub last: Option<SyncSummary>,
+    pub last_finished: Option<String>,
+    pub last_error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StatusResponse {
+    pub vault: String,
+    pub data: String,
+    pub model: String,
+    pub dim: usize,
+    pub lang: String,
+    pub notes: usize,
+    pub chunks: usize,
+    pub edges: usize,
+    pub unresolved: usize,
+    pub created: String,
+    pub last_import: Option<String>,
+    pub last_import_seconds: Option<f64>,
+    pub sync: SyncProgress,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct HealthResponse {
+    /// `ok`, or `opening` while the index is not ready.
+    pub status: String,
+    pub version: String,
+    /// The index folder this server owns.
+    pub data: String,
+}

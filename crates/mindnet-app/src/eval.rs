@@ -1,0 +1,260 @@
+//! The evaluation engine behind `mindnet eval`: a question set against a
+//! vault, with and without graph expansion (and, for questions with a
+//! `gold_chain`, with and without causal traversal, CAU-6).
+
+use crate::api::{Mode, SyncRequest};
+use crate::{AppError, Settings, Workspace};
+use mindnet_index::Progress;
+use mindnet_retrieve::Query;
+use mindnet_retrieve::eval;
+pub use mindnet_retrieve::eval::{Latency, Scores, Summary};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Debug, Clone)]
+pub struct EvalRequest {
+    /// One JSON object per line with the question text and `gold` (note
+    /// names: file names without `.md`); optional `type` and `gold_chain`.
+    pub questions: PathBuf,
+    /// The field holding the question text.
+    pub field: String,
+    pub mode: Mode,
+    /// Only the first N questions.
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalRun {
+    pub graph: bool,
+    pub summary: Summary,
+    pub latency_ms: Latency,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChainRun {
+    pub traversal: bool,
+    pub questions: usize,
+    /// Mean share of the gold chain's notes in the explanation subgraph.
+    pub chain_recall: f64,
+    /// Share of questions whose top path holds the gold chain in order.
+    pub order_hit_rate: f64,
+    pub latency_ms: Latency,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalReport {
+    pub questions_file: PathBuf,
+    pub field: String,
+    pub mode: Mode,
+    pub model: String,
+    pub questions: usize,
+    /// The index the questions ran against, after its import.
+    pub notes: usize,
+    pub chunks: usize,
+    pub edges: usize,
+    pub runs: Vec<EvalRun>,
+    /// For questions with a `gold_chain`: causal traversal on and off.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<ChainRun>,
+    pub embedding_ms: Latency,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Gold {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// One question of the set.
+struct Question {
+    text: String,
+    gold: Vec<String>,
+    kind: Option<String>,
+    chain: Option<Vec<String>>,
+}
+
+fn note_name(path: &str) -> String {
+    Path::new(path)
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default()
+}
+
+fn read_questions(req: &EvalRequest) -> Result<Vec<Question>, AppError> {
+    let file = &req.questions;
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| AppError::bad_request(format!("{}: {e}", file.display())))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at =
+            |msg: String| AppError::bad_request(format!("{}:{}: {msg}", file.display(), i + 1));
+        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| at(e.to_string()))?;
+        let q = v[&req.field]
+            .as_str()
+            .ok_or_else(|| at(format!("no text field `{}`", req.field)))?;
+        let gold = match serde_json::from_value::<Gold>(v["gold"].clone())
+            .map_err(|_| at("`gold` must be a name or a list of names".into()))?
+        {
+            Gold::One(g) => vec![g],
+            Gold::Many(g) => g,
+        };
+        out.push(Question {
+            text: q.to_string(),
+            gold,
+            kind: v["type"].as_str().map(str::to_string),
+            chain: serde_json::from_value(v["gold_chain"].clone()).ok(),
+        });
+    }
+    if let Some(n) = req.limit {
+        out.truncate(n);
+    }
+    Ok(out)
+}
+
+/// One arm of the graph A/B.
+struct Arm {
+    graph: bool,
+    scores: Vec<(Option<String>, Scores)>,
+    latency: Vec<f64>,
+}
+
+/// One arm of the traversal A/B.
+struct ChainArm {
+    traverse: bool,
+    recall: Vec<f64>,
+    order: Vec<f64>,
+    latency: Vec<f64>,
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+/// Imports (or updates) the vault, then runs every question; `say` hears
+/// about the progress.
+pub fn evaluate(
+    settings: &Settings,
+    req: &EvalRequest,
+    progress: &dyn Progress,
+    say: &dyn Fn(&str),
+) -> Result<EvalReport, AppError> {
+    let questions = read_questions(req)?;
+    let ws = Workspace::open(settings.clone(), true)?;
+    let sync = ws.sync(&SyncRequest::default(), progress)?;
+    let model = ws.embedder().id().name.clone();
+    say(&format!(
+        "index {}: {} notes, {} chunks, {} edges ({model}, {} new, {} changed)",
+        settings.data.display(),
+        sync.notes,
+        sync.chunks,
+        sync.edges,
+        sync.new,
+        sync.changed
+    ));
+    let mut embed_ms = Vec::new();
+    let mut arms: Vec<Arm> = [true, false]
+        .into_iter()
+        .map(|graph| Arm {
+            graph,
+            scores: Vec::new(),
+            latency: Vec::new(),
+        })
+        .collect();
+    let mut chain_arms: Vec<ChainArm> = [true, false]
+        .into_iter()
+        .map(|traverse| ChainArm {
+            traverse,
+            recall: Vec::new(),
+            order: Vec::new(),
+            latency: Vec::new(),
+        })
+        .collect();
+    let name_of = |id: &str| -> String {
+        let store = ws.read();
+        mindnet_store::Store::catalog(&*store)
+            .ok()
+            .and_then(|c| c.get(id).map(|n| note_name(&n.path)))
+            .unwrap_or_default()
+    };
+    for (i, q) in questions.iter().enumerate() {
+        let t = Instant::now();
+        let vector = ws.embedder().embed_query(&q.text)?;
+        embed_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        for arm in arms.iter_mut() {
+            let mut query = Query::new(q.text.clone());
+            query.mode = req.mode.into();
+            query.graph = arm.graph;
+            query.group_by_note = true;
+            query.k = 10;
+            let r = ws.search(&query, &vector)?;
+            arm.latency.push(r.timings.search_ms);
+            let ranked: Vec<String> = r.hits.iter().map(|h| note_name(&h.path)).collect();
+            arm.scores
+                .push((q.kind.clone(), eval::score(&ranked, &q.gold)));
+        }
+        if let Some(chain) = &q.chain {
+            for arm in chain_arms.iter_mut() {
+                let mut query = Query::new(q.text.clone());
+                query.mode = req.mode.into();
+                query.traverse = arm.traverse;
+                let r = ws.search(&query, &vector)?;
+                arm.latency.push(r.timings.search_ms);
+                let (found, top): (Vec<String>, Vec<String>) = match &r.causal {
+                    Some(c) => (
+                        c.subgraph
+                            .nodes
+                            .iter()
+                            .map(|n| name_of(&n.note_id))
+                            .collect(),
+                        c.paths
+                            .first()
+                            .map(|p| p.notes.iter().map(|n| name_of(&n.note_id)).collect())
+                            .unwrap_or_default(),
+                    ),
+                    None => (Vec::new(), Vec::new()),
+                };
+                arm.recall.push(eval::chain_recall(&found, chain));
+                arm.order
+                    .push(f64::from(u8::from(eval::contains_in_order(&top, chain))));
+            }
+        }
+        if (i + 1) % 50 == 0 {
+            say(&format!("{}/{} questions", i + 1, questions.len()));
+        }
+    }
+    Ok(EvalReport {
+        questions_file: req.questions.clone(),
+        field: req.field.clone(),
+        mode: req.mode,
+        model,
+        questions: questions.len(),
+        notes: sync.notes,
+        chunks: sync.chunks,
+        edges: sync.edges,
+        runs: arms
+            .into_iter()
+            .map(|arm| EvalRun {
+                graph: arm.graph,
+                summary: eval::summarize(&arm.scores),
+                latency_ms: eval::latency(&arm.latency),
+            })
+            .collect(),
+        chains: chain_arms
+            .into_iter()
+            .filter(|arm| !arm.recall.is_empty())
+            .map(|arm| ChainRun {
+                traversal: arm.traverse,
+                questions: arm.recall.len(),
+                chain_recall: mean(&arm.recall),
+                order_hit_rate: mean(&arm.order),
+                latency_ms: eval::latency(&arm.latency),
+            })
+            .collect(),
+        embedding_ms: eval::latency(&embed_ms),
+    })
+}

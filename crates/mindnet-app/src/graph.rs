@@ -1,0 +1,183 @@
+//! Graph reads of a workspace: a note's neighbourhood and its causal chain.
+
+use crate::api::*;
+use crate::{AppError, Workspace};
+use mindnet_core::Canonical;
+use mindnet_core::ids::note_of;
+use mindnet_lint::{ChainDirection, ChainNote};
+use mindnet_store::Store;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Beyond this a neighbourhood is not a picture any more.
+const MAX_GRAPH_NODES: usize = 300;
+pub const MAX_HOPS: usize = 3;
+pub const DEFAULT_CHAIN_HOPS: usize = 3;
+pub const MAX_CHAIN_HOPS: usize = 6;
+
+impl Workspace {
+    /// The notes within `hops` links of a note (both directions), and the
+    /// content edges between them.
+    pub fn neighbors(&self, req: &NeighborsRequest) -> Result<GraphResponse, AppError> {
+        let hops = req.hops.unwrap_or(1);
+        if !(1..=MAX_HOPS).contains(&hops) {
+            return Err(AppError::bad_request(format!(
+                "`hops` must be 1 to {MAX_HOPS}, not {hops}"
+            )));
+        }
+        let vocab = &self.config().vocab;
+        // Kinds as the author may write them (aliases too), canonicalised.
+        let kinds: Option<HashSet<String>> = match &req.kinds {
+            None => None,
+            Some(list) => Some(
+                list.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(|k| match vocab.canonicalize(k) {
+                        Canonical::Known(c) | Canonical::Alias(c) => Ok(c.to_string()),
+                        Canonical::Unknown => Err(AppError::bad_request(format!(
+                            "unknown edge kind `{k}` in `kinds`"
+                        ))),
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+        };
+        let store = self.read();
+        let start = self.find_note(&store, &req.note)?;
+        let catalog = store.catalog()?;
+        let graph = store.graph()?;
+        let mut depth: BTreeMap<String, usize> = BTreeMap::new();
+        depth.insert(start.note_id.clone(), 0);
+        let mut edges: BTreeMap<String, GraphEdge> = BTreeMap::new();
+        let mut frontier = vec![start.note_id.clone()];
+        'walk: for d in 1..=hops {
+            let mut next = Vec::new();
+            for note in &frontier {
+                for n in graph.neighbors(note, vocab) {
+                    let kind_ok = kinds
+                        .as_ref()
+                        .is_none_or(|k| k.contains(n.kind) || k.contains(&n.edge.kind));
+                    let other = note_of(n.node).to_string();
+                    if !kind_ok || catalog.get(&other).is_none() {
+                        continue;
+                    }
+                    let e = n.edge;
+                    edges.entry(e.edge_id.clone()).or_insert_with(|| GraphEdge {
+                        from: e.note_id.clone(),
+                        to: note_of(&e.target_id).to_string(),
+                        kind: e.kind.clone(),
+                        provenance: e.provenance.as_str().to_string(),
+                        edge_id: e.edge_id.clone(),
+                    });
+                    if !depth.contains_key(&other) {
+                        if depth.len() >= MAX_GRAPH_NODES {
+                            break 'walk;
+                        }
+                        depth.insert(other.clone(), d);
+                        next.push(other);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        let nodes = depth
+            .iter()
+            .filter_map(|(id, hops)| {
+                let n = catalog.get(id)?;
+                Some(GraphNode {
+                    note_id: n.note_id.clone(),
+                    title: n.title.clone(),
+                    note_type: n.note_type.clone(),
+                    path: n.path.clone(),
+                    hops: *hops,
+                })
+            })
+            .collect();
+        Ok(GraphResponse {
+            start: start.note_id,
+            nodes,
+            edges: edges
+                .into_values()
+                .filter(|e| depth.contains_key(&e.from) && depth.contains_key(&e.to))
+                .collect(),
+        })
+    }
+
+    /// A note's causes and effects from the index's edge graph, which also
+    /// knows the edges derived from types and the matrix.
+    pub fn chain(&self, req: &ChainRequest) -> Result<ChainResponse, AppError> {
+        let (direction, hops) = chain_args(req)?;
+        let store = self.read();
+        let notes = store.note_states()?;
+        let nodes: Vec<ChainNote> = notes
+            .iter()
+            .map(|n| (n.path.clone(), n.title.clone(), n.note_type.clone()))
+            .collect();
+        let Some(start) = mindnet_lint::find_note(&nodes, &req.note) else {
+            return Err(AppError::not_found(format!(
+                "no note `{}` in the index of {}",
+                req.note,
+                self.settings().data.display()
+            )));
+        };
+        let index: HashMap<&str, usize> = notes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.note_id.as_str(), i))
+            .collect();
+        let vocab = &self.config().vocab;
+        let mut steps = Vec::new();
+        for e in store.graph()?.edges() {
+            let target = note_of(&e.target_id);
+            let (Some(&owner), Some(&other)) = (index.get(e.note_id.as_str()), index.get(target))
+            else {
+                continue;
+            };
+            if owner == other {
+                continue;
+            }
+            let Some((target_causes, forward)) = mindnet_lint::causal_reading(&e.kind) else {
+                continue;
+            };
+            let (cause, effect) = if target_causes {
+                (other, owner)
+            } else {
+                (owner, other)
+            };
+            let backward = vocab.inverse(forward).unwrap_or(forward).to_string();
+            steps.push((cause, effect, forward.to_string(), backward));
+        }
+        Ok(mindnet_lint::chain_of(&nodes, steps, start, direction, hops).into())
+    }
+}
+
+/// Direction and hop count of a chain request, checked.
+pub(crate) fn chain_args(req: &ChainRequest) -> Result<(ChainDirection, usize), AppError> {
+    let hops = req.hops.unwrap_or(DEFAULT_CHAIN_HOPS);
+    if !(1..=MAX_CHAIN_HOPS).contains(&hops) {
+        return Err(AppError::bad_request(format!(
+            "`hops` must be 1 to {MAX_CHAIN_HOPS}, not {hops}"
+        )));
+    }
+    let direction = match req.direction {
+        Direction::Backward => ChainDirection::Backward,
+        Direction::Forward => ChainDirection::Forward,
+        Direction::Both => ChainDirection::Both,
+    };
+    Ok((direction, hops))
+}
+
+/// The chain read from the files alone (no index needed).
+pub fn chain_from_files(
+    settings: &crate::Settings,
+    req: &ChainRequest,
+) -> Result<ChainResponse, AppError> {
+    let (direction, hops) = chain_args(req)?;
+    let config = settings.load_config()?;
+    let vault = settings.require_vault()?;
+    mindnet_lint::chain_preview(vault, &config, &req.note, direction, hops)
+        .map(Into::into)
+        .map_err(|e| match e {
+            mindnet_lint::ChainError::NotFound(_) => AppError::not_found(e.to_string()),
+            other => AppError::bad_request(other.to_string()),
+        })
+}

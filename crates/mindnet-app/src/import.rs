@@ -1,0 +1,78 @@
+//! `import`: the batch form of a sync, for a process that does not keep the
+//! index open. An unchanged vault is answered from `manifest.json` without
+//! opening the index or loading the model.
+
+use crate::api::{SyncRequest, SyncSummary};
+use crate::{AppError, Settings, Workspace};
+use mindnet_index::{Progress, SyncOptions, manifest};
+use mindnet_store::{Store, StoreMeta};
+
+/// What an import did, and the model of the index it left.
+#[derive(Debug, Clone)]
+pub struct ImportOutcome {
+    pub summary: SyncSummary,
+    pub model: String,
+    pub dim: usize,
+}
+
+pub fn import(
+    settings: &Settings,
+    req: &SyncRequest,
+    progress: &dyn Progress,
+) -> Result<ImportOutcome, AppError> {
+    let vault = settings.require_vault()?;
+    let config = settings.load_config()?;
+    // Refuses another model before anything is looked at.
+    let stored = StoreMeta::read_from(&settings.data)?;
+    if let (Some(m), Some(asked)) = (&stored, &settings.embedder)
+        && m.model.name != *asked
+    {
+        // The same message as opening the workspace gives.
+        crate::open::embedder(settings)?;
+    }
+    let opts = SyncOptions {
+        sync_deletes: req.sync_deletes,
+        purge_before_upsert: req.purge_before_upsert,
+        manifest_dir: Some(settings.data.clone()),
+        ..SyncOptions::default()
+    };
+    if let Some(report) = manifest::unchanged(
+        &settings.data,
+        vault,
+        &config,
+        &settings.import_options(),
+        &opts,
+    ) {
+        tracing::info!("nothing changed since the last import (manifest.json)");
+        let meta = StoreMeta::record_import(&settings.data, report.seconds)?;
+        return Ok(ImportOutcome {
+            summary: report.into(),
+            model: meta.model.name,
+            dim: meta.model.dim,
+        });
+    }
+    let ws = Workspace::open(settings.clone(), true)?;
+    let summary = ws.sync(req, progress)?;
+    let meta = ws.read().meta().clone();
+    Ok(ImportOutcome {
+        summary,
+        model: meta.model.name,
+        dim: meta.model.dim,
+    })
+}
+
+/// The plan of the whole vault (`import --dry-run`): everything but the
+/// embeddings, nothing written. `shuffle_seed` reads the files in a shuffled
+/// order (a determinism test).
+pub fn plan(
+    settings: &Settings,
+    shuffle_seed: Option<u64>,
+) -> Result<mindnet_ingest::ImportPlan, AppError> {
+    let vault = settings.require_vault()?;
+    let config = settings.load_config()?;
+    let opts = mindnet_ingest::ImportOptions {
+        shuffle_seed,
+        ..settings.import_options()
+    };
+    Ok(mindnet_ingest::plan_vault(vault, &config, &opts)?)
+}

@@ -1,0 +1,285 @@
+//! Every default and every environment variable of mindnet, settled in one
+//! place (ripgrep's `HiArgs`). A transport turns its own input (flags, a
+//! request) into a `SettingsInput`; `Settings::resolve` decides the rest, so
+//! the CLI and the server can never disagree about where an index lives or
+//! which configuration file wins.
+//!
+//! Order of precedence for each file: the explicit input, then the
+//! environment, then `<VAULT>/.mindnet/config/<file>`, then the built-in copy.
+
+use crate::AppError;
+use mindnet_core::{EdgeVocabulary, TypeRegistry};
+use mindnet_ingest::Config;
+use mindnet_lint::LintConfig;
+use mindnet_retrieve::RetrieverConfig;
+use mindnet_retrieve::causal::DecisionEngine;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The embedding model of a new index.
+pub const DEFAULT_EMBEDDER: &str = "e5-small";
+/// Language of notes without `lang:` (and of BM25).
+pub const DEFAULT_LANG: &str = "de";
+/// Notes larger than this are skipped (exports and logs, not notes).
+pub const DEFAULT_MAX_NOTE_MB: u64 = 8;
+/// `mindnet serve`: production and development ports (the seeds' 8001/8002).
+pub const PORT: u16 = 8001;
+pub const DEV_PORT: u16 = 8002;
+pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+pub const DEFAULT_API_TIMEOUT: Duration = Duration::from_secs(60);
+/// Quiet time after the last file event before the watcher syncs.
+pub const WATCH_DEBOUNCE: Duration = Duration::from_millis(300);
+
+/// Environment variables, by name, in one list (SPEC API-2).
+pub mod env {
+    pub const VAULT_ROOT: &str = "MINDNET_VAULT_ROOT";
+    pub const EMBEDDING_MODEL: &str = "MINDNET_EMBEDDING_MODEL";
+    pub const TYPES_FILE: &str = "MINDNET_TYPES_FILE";
+    pub const EDGE_VOCABULARY_FILE: &str = "MINDNET_EDGE_VOCABULARY_FILE";
+    pub const RETRIEVER_FILE: &str = "MINDNET_RETRIEVER_FILE";
+    pub const DECISION_ENGINE_FILE: &str = "MINDNET_DECISION_ENGINE_FILE";
+    /// The seeds' name for the decision engine file (API-2).
+    pub const DECISION_CONFIG: &str = "MINDNET_DECISION_CONFIG";
+    pub const LINT_FILE: &str = "MINDNET_LINT_FILE";
+    pub const API_TOKEN: &str = "MINDNET_API_TOKEN";
+    /// Seconds per request.
+    pub const API_TIMEOUT: &str = "MINDNET_API_TIMEOUT";
+    /// Bytes per request body.
+    pub const API_BODY_LIMIT: &str = "MINDNET_API_BODY_LIMIT";
+    /// Comma-separated origins allowed to call the API from a browser.
+    pub const API_ORIGINS: &str = "MINDNET_API_ORIGINS";
+}
+
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Configuration files asked for explicitly (flags); `None`: not given.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigFiles {
+    pub types: Option<PathBuf>,
+    pub vocabulary: Option<PathBuf>,
+    pub retriever: Option<PathBuf>,
+    pub decision_engine: Option<PathBuf>,
+    pub lint: Option<PathBuf>,
+}
+
+/// What a transport knows before the defaults are applied.
+#[derive(Debug, Clone, Default)]
+pub struct SettingsInput {
+    pub vault: Option<PathBuf>,
+    /// The index folder; default `<VAULT>/.mindnet`.
+    pub data: Option<PathBuf>,
+    pub embedder: Option<String>,
+    pub files: ConfigFiles,
+    /// Language of notes without `lang:`.
+    pub lang: Option<String>,
+    pub max_note_mb: Option<u64>,
+}
+
+/// Everything decided: paths, files, model choice.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub vault: PathBuf,
+    pub data: PathBuf,
+    /// The model asked for (input or environment); `None`: the index's, or
+    /// the default for a new index.
+    pub embedder: Option<String>,
+    /// Each file resolved to a path, or `None` for the built-in copy.
+    pub files: ConfigFiles,
+    pub lang: String,
+    pub max_note_bytes: u64,
+}
+
+impl Settings {
+    pub fn resolve(input: SettingsInput) -> Settings {
+        let vault = input
+            .vault
+            .or_else(|| var(env::VAULT_ROOT).map(PathBuf::from))
+            .unwrap_or_else(|| PathBuf::from("."));
+        let data = input.data.unwrap_or_else(|| vault.join(".mindnet"));
+        let pick = |given: Option<PathBuf>, vars: &[&str], file: &str| {
+            given
+                .or_else(|| vars.iter().find_map(|v| var(v)).map(PathBuf::from))
+                .or_else(|| {
+                    let p = data.join("config").join(file);
+                    p.is_file().then_some(p)
+                })
+                .or_else(|| {
+                    // An index kept elsewhere (`--data`) still honours the
+                    // vault's own configuration folder.
+                    let p = vault.join(".mindnet").join("config").join(file);
+                    p.is_file().then_some(p)
+                })
+        };
+        let f = input.files;
+        let files = ConfigFiles {
+            types: pick(f.types, &[env::TYPES_FILE], "types.yaml"),
+            vocabulary: pick(
+                f.vocabulary,
+                &[env::EDGE_VOCABULARY_FILE],
+                "edge_vocabulary.yaml",
+            ),
+            retriever: pick(f.retriever, &[env::RETRIEVER_FILE], "retriever.yaml"),
+            decision_engine: pick(
+                f.decision_engine,
+                &[env::DECISION_ENGINE_FILE, env::DECISION_CONFIG],
+                "decision_engine.yaml",
+            ),
+            lint: pick(f.lint, &[env::LINT_FILE], "lint.yaml"),
+        };
+        Settings {
+            embedder: input.embedder.or_else(|| var(env::EMBEDDING_MODEL)),
+            files,
+            lang: input.lang.unwrap_or_else(|| DEFAULT_LANG.to_string()),
+            max_note_bytes: input
+                .max_note_mb
+                .unwrap_or(DEFAULT_MAX_NOTE_MB)
+                .saturating_mul(1024 * 1024),
+            vault,
+            data,
+        }
+    }
+
+    /// The type registry and edge vocabulary.
+    pub fn load_config(&self) -> Result<Config, AppError> {
+        let vocab = match &self.files.vocabulary {
+            Some(p) => {
+                tracing::info!("edge vocabulary: {}", p.display());
+                EdgeVocabulary::load(p)?
+            }
+            None => EdgeVocabulary::builtin(),
+        };
+        let registry = match &self.files.types {
+            Some(p) => {
+                tracing::info!("type registry: {}", p.display());
+                TypeRegistry::load(p, &vocab)?
+            }
+            None => TypeRegistry::builtin(&vocab),
+        };
+        Ok(Config { registry, vocab })
+    }
+
+    pub fn load_retriever(&self) -> Result<RetrieverConfig, AppError> {
+        Ok(match &self.files.retriever {
+            Some(p) => RetrieverConfig::load(p)?,
+            None => RetrieverConfig::builtin(),
+        })
+    }
+
+    pub fn load_engine(&self) -> Result<DecisionEngine, AppError> {
+        Ok(match &self.files.decision_engine {
+            Some(p) => DecisionEngine::load(p)?,
+            None => DecisionEngine::builtin(),
+        })
+    }
+
+    pub fn load_lint(&self) -> Result<LintConfig, AppError> {
+        Ok(match &self.files.lint {
+            Some(p) => LintConfig::load(p)?,
+            None => LintConfig::builtin(),
+        })
+    }
+
+    pub fn import_options(&self) -> mindnet_ingest::ImportOptions {
+        mindnet_ingest::ImportOptions {
+            lang: self.lang.clone(),
+            max_note_bytes: self.max_note_bytes,
+            ..Default::default()
+        }
+    }
+
+    /// An index exists in the data dir (it may still be locked by another process).
+    pub fn has_index(&self) -> bool {
+        matches!(mindnet_store::StoreMeta::read_from(&self.data), Ok(Some(_)))
+    }
+
+    /// The vault folder, or an error that says what to give instead.
+    pub fn require_vault(&self) -> Result<&Path, AppError> {
+        match std::fs::metadata(&self.vault) {
+            Ok(m) if m.is_dir() => Ok(&self.vault),
+            Ok(_) => Err(AppError::bad_request(format!(
+                "{}: not a folder; give the vault's root folder",
+                self.vault.display()
+            ))),
+            Err(e) => Err(AppError::bad_request(format!(
+                "{}: cannot open the vault: {e}",
+                self.vault.display()
+            ))),
+        }
+    }
+}
+
+/// How `mindnet serve` listens, decided from flags and the environment.
+#[derive(Debug, Clone)]
+pub struct ServeSettings {
+    pub listen: SocketAddr,
+    /// Required for any listen address that is not loopback.
+    pub token: Option<String>,
+    pub body_limit: usize,
+    pub timeout: Duration,
+    /// Origins whose browser requests are allowed (default: none).
+    pub origins: Vec<String>,
+    pub watch: bool,
+}
+
+/// What `mindnet serve` was given.
+#[derive(Debug, Clone, Default)]
+pub struct ServeInput {
+    pub listen: Option<SocketAddr>,
+    pub dev: bool,
+    pub token: Option<String>,
+    pub body_limit: Option<usize>,
+    pub timeout_secs: Option<u64>,
+    pub origins: Vec<String>,
+    pub no_watch: bool,
+}
+
+impl ServeSettings {
+    pub fn resolve(input: ServeInput) -> Result<ServeSettings, AppError> {
+        let port = if input.dev { DEV_PORT } else { PORT };
+        let listen = input
+            .listen
+            .unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], port)));
+        let token = input.token.or_else(|| var(env::API_TOKEN));
+        if !listen.ip().is_loopback() && token.is_none() {
+            return Err(AppError::bad_request(format!(
+                "refusing to listen on {listen} without a token: anyone on the network could read your notes. Give --token (or set {}), or listen on 127.0.0.1",
+                env::API_TOKEN
+            )));
+        }
+        let number = |name: &str| -> Result<Option<u64>, AppError> {
+            var(name)
+                .map(|v| {
+                    v.trim().parse::<u64>().map_err(|_| {
+                        AppError::bad_request(format!("{name}={v}: expected a whole number"))
+                    })
+                })
+                .transpose()
+        };
+        let body_limit = match input.body_limit {
+            Some(b) => b,
+            None => number(env::API_BODY_LIMIT)?.map_or(DEFAULT_BODY_LIMIT, |b| b as usize),
+        };
+        let timeout = match input.timeout_secs {
+            Some(s) => Duration::from_secs(s),
+            None => number(env::API_TIMEOUT)?.map_or(DEFAULT_API_TIMEOUT, Duration::from_secs),
+        };
+        let mut origins = input.origins;
+        if origins.is_empty()
+            && let Some(v) = var(env::API_ORIGINS)
+        {
+            origins = v.split(',').map(|o| o.trim().to_string()).collect();
+        }
+        origins.retain(|o| !o.is_empty());
+        Ok(ServeSettings {
+            listen,
+            token,
+            body_limit,
+            timeout,
+            origins,
+            watch: !input.no_watch,
+        })
+    }
+}

@@ -1,0 +1,414 @@
+//! `Workspace`: one open index, its embedder and its configuration, shared
+//! by every thread of a process (rust-analyzer's `AnalysisHost`, with the
+//! store's `RwLock` as the snapshot boundary).
+//!
+//! Invariants:
+//! - Reads run concurrently; each holds the read lock for the whole of its
+//!   search, so it sees the store between two batch commits: every note
+//!   whole or not at all (STO-3).
+//! - A sync embeds without any lock and takes the write lock only to commit
+//!   a batch of notes, so queries keep answering during a sync.
+//! - One sync at a time (`sync_lock`); the catalog and the edge graph live
+//!   in the store and are updated by the same commit.
+//! - The query embedding is computed before the read lock is taken.
+
+use crate::api::*;
+use crate::{AppError, Settings, open};
+use mindnet_embed::Embedder;
+use mindnet_index::{Progress, SyncOptions};
+use mindnet_ingest::Config;
+use mindnet_retrieve::causal::DecisionEngine;
+use mindnet_retrieve::log::Logs;
+use mindnet_retrieve::{Filters, Query, Retriever, RetrieverConfig};
+use mindnet_store::{EmbeddedStore, NoteState, Store, StoreMeta};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
+use std::time::Instant;
+
+pub struct Workspace {
+    settings: Settings,
+    config: Config,
+    retriever: RetrieverConfig,
+    engine: DecisionEngine,
+    embedder: Box<dyn Embedder>,
+    store: RwLock<EmbeddedStore>,
+    logs: Logs,
+    sync_lock: Mutex<()>,
+    progress: Tracker,
+    /// Set when the process shuts down: a running sync stops after its
+    /// current batch.
+    stop: AtomicBool,
+}
+
+/// Counts the running sync for `status`, and forwards to a caller's progress.
+#[derive(Default)]
+struct Tracker {
+    state: Mutex<SyncProgress>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+struct Forward<'a> {
+    tracker: &'a Tracker,
+    outer: &'a dyn Progress,
+    stop: &'a AtomicBool,
+}
+
+impl Progress for Forward<'_> {
+    fn start(&self, n: usize) {
+        let mut s = lock(&self.tracker.state);
+        s.to_embed = n;
+        s.embedded = 0;
+        drop(s);
+        self.outer.start(n);
+    }
+    fn advance(&self, n: usize) {
+        lock(&self.tracker.state).embedded += n;
+        self.outer.advance(n);
+    }
+    fn finish(&self) {
+        self.outer.finish();
+    }
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::SeqCst) || self.outer.stopped()
+    }
+}
+
+use crate::timestamp as now;
+
+impl Workspace {
+    /// Opens the index of `settings` (creating it for the chosen model if
+    /// `create`), with the configuration files the settings name.
+    pub fn open(settings: Settings, create: bool) -> Result<Self, AppError> {
+        let config = settings.load_config()?;
+        let retriever = settings.load_retriever()?;
+        let engine = settings.load_engine()?;
+        let embedder = open::embedder(&settings)?;
+        let store = if create {
+            open::store_for(&settings.data, embedder.as_ref(), &settings.lang)?
+        } else {
+            open::existing_store(&settings.data)?
+        };
+        Ok(Workspace {
+            logs: Logs::new(&settings.data),
+            settings,
+            config,
+            retriever,
+            engine,
+            embedder,
+            store: RwLock::new(store),
+            sync_lock: Mutex::new(()),
+            progress: Tracker::default(),
+            stop: AtomicBool::new(false),
+        })
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub(crate) fn embedder(&self) -> &dyn Embedder {
+        self.embedder.as_ref()
+    }
+
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, EmbeddedStore> {
+        self.store.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Loads what the first query would otherwise wait for: the catalog, the
+    /// edge graph and the model's weights.
+    pub fn warm_up(&self) -> Result<(), AppError> {
+        let t = Instant::now();
+        {
+            let store = self.read();
+            store.catalog()?;
+            store.graph()?;
+        }
+        self.embedder.embed_query("warm-up")?;
+        tracing::info!("warm in {:.2} s", t.elapsed().as_secs_f64());
+        Ok(())
+    }
+
+    /// Stops a running sync after its current batch and refuses new ones;
+    /// returns once no sync runs.
+    pub fn shut_down(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        drop(lock(&self.sync_lock));
+    }
+
+    /// Brings the index up to date with the whole vault.
+    pub fn sync(
+        &self,
+        req: &SyncRequest,
+        progress: &dyn Progress,
+    ) -> Result<SyncSummary, AppError> {
+        let vault = self.settings.require_vault()?;
+        let _one = lock(&self.sync_lock);
+        if self.stop.load(Ordering::SeqCst) {
+            return Err(AppError::unavailable(
+                "shutting down; the sync was not started",
+            ));
+        }
+        {
+            let mut s = lock(&self.progress.state);
+            s.running = true;
+            s.started = Some(now());
+            s.embedded = 0;
+            s.to_embed = 0;
+        }
+        let opts = SyncOptions {
+            sync_deletes: req.sync_deletes,
+            purge_before_upsert: req.purge_before_upsert,
+            manifest_dir: Some(self.settings.data.clone()),
+            ..SyncOptions::default()
+        };
+        let forward = Forward {
+            tracker: &self.progress,
+            outer: progress,
+            stop: &self.stop,
+        };
+        let result = mindnet_index::sync(
+            vault,
+            &self.config,
+            &self.settings.import_options(),
+            &self.store,
+            self.embedder.as_ref(),
+            &opts,
+            &forward,
+        );
+        let mut s = lock(&self.progress.state);
+        s.running = false;
+        s.last_finished = Some(now());
+        match result {
+            Ok(report) => {
+                let summary = SyncSummary::from(report);
+                s.last = Some(summary.clone());
+                s.last_error = None;
+                Ok(summary)
+            }
+            Err(e) => {
+                let e = AppError::from(e);
+                s.last_error = Some(e.message.clone());
+                Err(e)
+            }
+        }
+    }
+
+    fn query_of(&self, req: &QueryRequest) -> Result<Query, AppError> {
+        let text = req.text.trim();
+        if text.is_empty() {
+            return Err(AppError::bad_request(
+                "`text` is empty; give a question or search text",
+            ));
+        }
+        let k = req.k.unwrap_or(DEFAULT_K);
+        if !(1..=MAX_K).contains(&k) {
+            return Err(AppError::bad_request(format!(
+                "`k` must be 1 to {MAX_K}, not {k}"
+            )));
+        }
+        if let Some(intent) = &req.intent
+            && !self.engine.intents.contains_key(intent)
+        {
+            return Err(AppError::bad_request(format!(
+                "unknown intent `{intent}`; known: {}",
+                self.engine
+                    .intents
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        Ok(Query {
+            text: text.to_string(),
+            mode: req.mode.into(),
+            k,
+            graph: !req.no_graph,
+            filters: Filters {
+                types: req.types.clone(),
+                tags: req.tags.clone(),
+                statuses: req.statuses.clone(),
+                paths: req.paths.clone(),
+            },
+            group_by_note: !req.chunks,
+            intent: req.intent.clone(),
+            lang: req.lang.into(),
+            traverse: !req.no_traversal,
+        })
+    }
+
+    /// Hybrid search with explanations; one hit per note unless `chunks`.
+    pub fn query(&self, req: &QueryRequest) -> Result<QueryResponse, AppError> {
+        let q = self.query_of(req)?;
+        self.run(&q)
+    }
+
+    /// A causal question: its explanation chain and the best notes.
+    pub fn ask(&self, req: &AskRequest) -> Result<QueryResponse, AppError> {
+        let q = self.query_of(&QueryRequest {
+            text: req.question.clone(),
+            k: Some(req.k.unwrap_or(ASK_K)),
+            intent: req.intent.clone(),
+            lang: req.lang,
+            no_traversal: req.no_traversal,
+            ..Default::default()
+        })?;
+        self.run(&q)
+    }
+
+    fn run(&self, q: &Query) -> Result<QueryResponse, AppError> {
+        let t = Instant::now();
+        let vector = self.embedder.embed_query(&q.text)?;
+        let embed_ms = t.elapsed().as_secs_f64() * 1000.0;
+        let mut result = self.search(q, &vector)?;
+        result.timings.embed_ms = embed_ms;
+        self.logs.record_search(&result, &now())?;
+        Ok(result.into())
+    }
+
+    /// A search with an embedded query, under the read lock.
+    pub(crate) fn search(
+        &self,
+        q: &Query,
+        vector: &[f32],
+    ) -> Result<mindnet_retrieve::QueryResult, AppError> {
+        let store = self.read();
+        let retriever = Retriever::new(
+            &*store,
+            self.embedder.as_ref(),
+            &self.config.vocab,
+            &self.retriever,
+            &self.engine,
+        )?;
+        Ok(retriever.search(q, vector)?)
+    }
+
+    pub fn feedback(&self, req: &FeedbackRequest) -> Result<FeedbackResponse, AppError> {
+        feedback(&self.settings, req)
+    }
+
+    pub fn status(&self) -> Result<StatusResponse, AppError> {
+        let (counts, meta) = {
+            let store = self.read();
+            (store.counts()?, store.meta().clone())
+        };
+        let StoreMeta {
+            format: _,
+            model,
+            lang,
+            created,
+            last_import,
+            last_import_seconds,
+        } = meta;
+        Ok(StatusResponse {
+            vault: self.settings.vault.display().to_string(),
+            data: self.settings.data.display().to_string(),
+            model: model.name,
+            dim: model.dim,
+            lang,
+            notes: counts.notes,
+            chunks: counts.chunks,
+            edges: counts.edges,
+            unresolved: counts.unresolved,
+            created,
+            last_import,
+            last_import_seconds,
+            sync: lock(&self.progress.state).clone(),
+        })
+    }
+
+    /// A note by id, vault path (with or without `.md`) or title.
+    pub(crate) fn find_note(
+        &self,
+        store: &EmbeddedStore,
+        key: &str,
+    ) -> Result<NoteState, AppError> {
+        let catalog = store.catalog()?;
+        if let Some(n) = catalog.get(key) {
+            return Ok(n.clone());
+        }
+        let wanted = key.trim().trim_end_matches(".md").to_lowercase();
+        let mut found: Vec<&NoteState> = catalog
+            .iter()
+            .filter(|n| {
+                n.path.trim_end_matches(".md").to_lowercase() == wanted
+                    || n.title.to_lowercase() == wanted
+            })
+            .collect();
+        found.sort_by(|a, b| a.path.cmp(&b.path));
+        found.first().map(|n| (*n).clone()).ok_or_else(|| {
+            AppError::not_found(format!(
+                "no note `{key}` in the index (give its id, vault path or title)"
+            ))
+        })
+    }
+
+    /// The note, its chunks and its edges in and out.
+    pub fn note(&self, key: &str) -> Result<NoteResponse, AppError> {
+        let store = self.read();
+        let state = self.find_note(&store, key)?;
+        let id = &state.note_id;
+        let note = store
+            .note(id)?
+            .ok_or_else(|| AppError::not_found(format!("no note `{key}` in the index")))?;
+        let vocab = &self.config.vocab;
+        let edges_out: Vec<EdgeInfo> = store
+            .edges_of(id)?
+            .into_iter()
+            .filter(|e| !vocab.is_structural(&e.kind))
+            .map(Into::into)
+            .collect();
+        let graph = store.graph()?;
+        let mut edges_in: Vec<EdgeInfo> = graph
+            .incoming(id)
+            .filter(|e| e.note_id != *id && !vocab.is_structural(&e.kind))
+            .cloned()
+            .map(Into::into)
+            .collect();
+        edges_in.sort_by(|a, b| a.edge_id.cmp(&b.edge_id));
+        Ok(NoteResponse {
+            note: note.into(),
+            chunks: store.chunks_of(id)?.into_iter().map(Into::into).collect(),
+            edges_out,
+            edges_in,
+        })
+    }
+}
+
+/// Rates a hit of a logged query. Needs no open index: the logs take
+/// concurrent writers from several processes.
+pub fn feedback(settings: &Settings, req: &FeedbackRequest) -> Result<FeedbackResponse, AppError> {
+    let logs = Logs::new(&settings.data);
+    let fb = logs.record_feedback(
+        &req.query_id,
+        &req.node_id,
+        req.score,
+        req.comment.clone(),
+        &now(),
+    )?;
+    let mindnet_retrieve::log::Feedback {
+        query_id,
+        node_id,
+        score,
+        comment,
+        timestamp,
+    } = fb;
+    Ok(FeedbackResponse {
+        query_id,
+        node_id,
+        score,
+        comment,
+        timestamp,
+        log: logs
+            .path(mindnet_retrieve::log::FEEDBACK)
+            .display()
+            .to_string(),
+    })
+}

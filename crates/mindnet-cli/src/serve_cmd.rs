@@ -1,0 +1,64 @@
+//! `mindnet serve`: the HTTP API over one warm workspace.
+
+use crate::args::{ConfigArgs, DataArgs, settings};
+use anyhow::Result;
+use mindnet_app::{ServeInput, ServeSettings};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// The vault (default: $MINDNET_VAULT_ROOT, else the current folder).
+    pub vault: Option<PathBuf>,
+    /// Development port 8002 instead of 8001.
+    #[arg(long)]
+    pub dev: bool,
+    /// Listen address (default 127.0.0.1:8001). Anything but loopback needs --token.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+    /// Bearer token every request must carry (default: $MINDNET_API_TOKEN).
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Largest request body in bytes (default 1 MiB, or $MINDNET_API_BODY_LIMIT).
+    #[arg(long, value_name = "BYTES")]
+    pub body_limit: Option<usize>,
+    /// Seconds a request may take (default 60, or $MINDNET_API_TIMEOUT); syncs are exempt.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<u64>,
+    /// A browser origin allowed to call the API (repeatable; or $MINDNET_API_ORIGINS).
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub origins: Vec<String>,
+    /// Do not watch the vault for changes.
+    #[arg(long)]
+    pub no_watch: bool,
+    /// Embedding model of a new index (default: the index's, else e5-small).
+    #[arg(long, value_name = "NAME")]
+    pub embedder: Option<String>,
+    #[command(flatten)]
+    pub data: DataArgs,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+pub fn run(args: ServeArgs) -> Result<ExitCode> {
+    let s = settings(
+        args.vault.clone(),
+        &args.data,
+        args.embedder.clone(),
+        &args.config,
+    );
+    let serve = ServeSettings::resolve(ServeInput {
+        listen: args.listen,
+        dev: args.dev,
+        token: args.token.clone(),
+        body_limit: args.body_limit,
+        timeout_secs: args.timeout,
+        origins: args.origins.clone(),
+        no_watch: args.no_watch,
+    })?;
+    let say: Arc<dyn Fn(&str) + Send + Sync> = Arc::new(|m: &str| eprintln!("mindnet serve: {m}"));
+    mindnet_server::serve(s, serve, say)?;
+    Ok(ExitCode::SUCCESS)
+}

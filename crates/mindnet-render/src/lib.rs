@@ -1,0 +1,23 @@
+//! Renderings of the application layer's responses for people: the CLI's
+//! text, and Mermaid diagrams to paste into Obsidian (the web UI shows the
+//! same). Everything renders into a `String`; a renderer never does I/O
+//! (the lint renderer is handed the note lines it quotes).
+
+mod chain;
+mod lint;
+mod query;
+mod status;
+
+pub use chain::{chain_mermaid, chain_tree};
+pub use lint::lint_text;
+pub use query::{ask_text, eval_text, mermaid, query_text};
+pub use status::{import_text, status_text};
+
+/// Whitespace collapsed, cut to `max` characters with `…`.
+pub fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &flat[..i]),
+        None => flat,
+    }
+}

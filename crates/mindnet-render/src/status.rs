@@ -1,0 +1,69 @@
+//! `mindnet import` and `mindnet status`.
+
+use mindnet_app::api::{StatusResponse, SyncSummary};
+use std::fmt::Write;
+
+pub fn import_text(vault: &str, data: &str, model: &str, dim: usize, r: &SyncSummary) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "mindnet import {vault} → {data} ({model}, {dim} dims)");
+    let _ = writeln!(
+        out,
+        "  notes       {} new, {} changed, {} relinked, {} unchanged, {} deleted",
+        r.new, r.changed, r.relinked, r.unchanged, r.deleted
+    );
+    let _ = writeln!(
+        out,
+        "  index       {} notes, {} chunks, {} edges ({} chunks embedded now)",
+        r.notes, r.chunks, r.edges, r.embedded_chunks
+    );
+    let _ = writeln!(
+        out,
+        "  unresolved  {} edges point to notes that do not exist yet",
+        r.unresolved
+    );
+    for s in &r.skipped {
+        let _ = writeln!(out, "  skipped     {}: {}", s.path, s.reason);
+    }
+    let _ = writeln!(
+        out,
+        "  warnings    {}{}",
+        r.warnings.len(),
+        if r.warnings.is_empty() {
+            ""
+        } else {
+            " (listed above, on stderr)"
+        }
+    );
+    let _ = writeln!(out, "  time        {:.2} s", r.seconds);
+    out
+}
+
+pub fn status_text(s: &StatusResponse) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "index       {}", s.data);
+    let _ = writeln!(
+        out,
+        "model       {} ({} dims), BM25 language {}",
+        s.model, s.dim, s.lang
+    );
+    let _ = writeln!(out, "notes       {}", s.notes);
+    let _ = writeln!(out, "chunks      {}", s.chunks);
+    let _ = writeln!(out, "edges       {} ({} unresolved)", s.edges, s.unresolved);
+    let _ = writeln!(out, "created     {}", s.created);
+    match (&s.last_import, s.last_import_seconds) {
+        (Some(t), Some(secs)) => {
+            let _ = writeln!(out, "last import {t} ({secs:.2} s)");
+        }
+        _ => out.push_str("last import never finished\n"),
+    }
+    if s.sync.running {
+        let _ = writeln!(
+            out,
+            "sync        running since {}: {}/{} chunks embedded",
+            s.sync.started.as_deref().unwrap_or("?"),
+            s.sync.embedded,
+            s.sync.to_embed
+        );
+    }
+    out
+}

@@ -1,0 +1,22 @@
+//! `mindnet serve`: one warm process that owns an index. The HTTP API is a
+//! thin shell over `mindnet_app::Workspace`: every handler parses, calls
+//! one operation on a blocking thread, and answers JSON.
+//!
+//! - `routes.rs`: the endpoints and the OpenAPI document generated from
+//!   the API types.
+//! - `guard.rs`: what a request must satisfy before a handler sees it
+//!   (Host, Origin, token, body size, time).
+//! - `watch.rs`: re-imports changed notes while the server runs.
+//! - `owner.rs`: the record in the data dir that tells other processes
+//!   which server owns the index; `client.rs`: how they talk to it.
+
+pub mod client;
+mod guard;
+pub mod owner;
+mod routes;
+mod serve;
+mod watch;
+
+pub use client::Client;
+pub use routes::openapi_json;
+pub use serve::{ServeError, serve};

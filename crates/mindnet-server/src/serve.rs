@@ -1,0 +1,223 @@
+//! Starting and stopping the server: refuse a second owner, bind, open the
+//! index in the background (503 until then), warm up, bring the index up
+//! to date, watch the vault, and on SIGINT/SIGTERM stop accepting, let the
+//! running batch commit, and give the index back.
+
+use crate::guard::{self, Guard};
+use crate::owner::{self, OwnerRecord};
+use crate::routes::{self, AppState, Opening};
+use crate::watch;
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use mindnet_app::api::SyncRequest;
+use mindnet_app::{AppError, ServeSettings, Settings, Workspace};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+pub type ServeError = AppError;
+
+/// How long shutdown waits for blocking work (a query, a batch) to end.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+
+fn router(state: Arc<AppState>, guard: Arc<Guard>, serve: &ServeSettings) -> Router {
+    let timeout = serve.timeout;
+    // Syncs run as long as the vault needs; everything else has a deadline.
+    let timed = Router::new()
+        .route("/status", get(routes::status))
+        .route("/query", post(routes::query))
+        .route("/ask", post(routes::ask))
+        .route("/feedback", post(routes::feedback))
+        .route("/notes/{*id}", get(routes::note))
+        .route("/graph/neighbors", get(routes::neighbors))
+        .route("/chain", post(routes::chain))
+        .route("/lint", post(routes::lint))
+        .route("/ingest/analyze", post(routes::analyze))
+        .route("/ingest/save", post(routes::save))
+        .layer(axum::middleware::from_fn(move |req, next| {
+            deadline(timeout, req, next)
+        }));
+    Router::new()
+        .route("/health", get(routes::health))
+        .route("/openapi.json", get(routes::openapi))
+        .route("/sync", post(routes::sync))
+        .merge(timed)
+        .fallback(routes::not_found)
+        .method_not_allowed_fallback(routes::method_not_allowed)
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(serve.body_limit))
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check))
+}
+
+async fn deadline(
+    limit: Duration,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match tokio::time::timeout(limit, next.run(req)).await {
+        Ok(resp) => resp,
+        Err(_) => routes::ApiError(AppError::new(
+            mindnet_app::ErrorCode::Timeout,
+            format!(
+                "the request took longer than {} s (MINDNET_API_TIMEOUT)",
+                limit.as_secs()
+            ),
+        ))
+        .into_response(),
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}
+
+/// Opens the workspace, marks it ready, then syncs and watches; runs on a
+/// plain thread so the listener answers `/health` from the first moment.
+fn open_in_background(
+    settings: Settings,
+    serve: &ServeSettings,
+    state: Arc<AppState>,
+    stop: Arc<AtomicBool>,
+    say: Arc<dyn Fn(&str) + Send + Sync>,
+) -> std::thread::JoinHandle<Option<watch::WatchHandle>> {
+    let watch_vault = serve.watch;
+    std::thread::spawn(move || {
+        let t = Instant::now();
+        let opened = Workspace::open(settings, true).and_then(|ws| {
+            ws.warm_up()?;
+            Ok(ws)
+        });
+        let ws = match opened {
+            Ok(ws) => Arc::new(ws),
+            Err(e) => {
+                say(&format!("error: {}", e.message));
+                *state.workspace.write().unwrap_or_else(|e| e.into_inner()) = Opening::Failed(e);
+                return None;
+            }
+        };
+        *state.workspace.write().unwrap_or_else(|e| e.into_inner()) = Opening::Ready(ws.clone());
+        say(&format!("ready in {:.2} s", t.elapsed().as_secs_f64()));
+        if stop.load(Ordering::SeqCst) {
+            return None;
+        }
+        // The vault may have changed while no server ran.
+        let req = SyncRequest {
+            sync_deletes: true,
+            purge_before_upsert: false,
+        };
+        match ws.sync(&req, &()) {
+            Ok(s) => say(&format!(
+                "index up to date: {} notes ({} new, {} changed, {} deleted) in {:.2} s",
+                s.notes, s.new, s.changed, s.deleted, s.seconds
+            )),
+            Err(e) => say(&format!("sync: {}", e.message)),
+        }
+        if !watch_vault || stop.load(Ordering::SeqCst) {
+            return None;
+        }
+        match watch::start(ws, stop) {
+            Ok(h) => {
+                say("watching the vault for changes");
+                Some(h)
+            }
+            Err(e) => {
+                say(&format!("error: {}", e.message));
+                None
+            }
+        }
+    })
+}
+
+/// Runs the server until SIGINT or SIGTERM. `say` hears what a user should
+/// see (the address first: `listening on http://…`).
+pub fn serve(
+    settings: Settings,
+    serve: ServeSettings,
+    say: Arc<dyn Fn(&str) + Send + Sync>,
+) -> Result<(), AppError> {
+    settings.require_vault()?;
+    if let Some(other) = owner::live(&settings.data) {
+        return Err(AppError::conflict(format!(
+            "the index in {} is already served by mindnet (pid {}) at {}; stop that server first",
+            settings.data.display(),
+            other.pid,
+            other.url()
+        )));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("mindnet-http")
+        .build()
+        .map_err(|e| AppError::internal(format!("cannot start the runtime: {e}")))?;
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind(serve.listen))
+        .map_err(|e| AppError::conflict(format!("cannot listen on {}: {e}", serve.listen)))?;
+    let address = listener
+        .local_addr()
+        .map_err(|e| AppError::internal(format!("listener: {e}")))?;
+    let serve = ServeSettings {
+        listen: address,
+        ..serve
+    };
+    let pid = std::process::id();
+    let record = OwnerRecord {
+        pid,
+        address: address.to_string(),
+        started: mindnet_app::timestamp(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        token_required: serve.token.is_some(),
+    };
+    owner::write(&settings.data, &record).map_err(|e| {
+        AppError::internal(format!("{}: {e}", owner::path(&settings.data).display()))
+    })?;
+    say(&format!("listening on http://{address}"));
+
+    let state = Arc::new(AppState {
+        workspace: RwLock::new(Opening::Pending),
+        data: settings.data.display().to_string(),
+    });
+    let guard = Arc::new(Guard {
+        settings: serve.clone(),
+    });
+    let app = router(state.clone(), guard, &serve);
+    let stop = Arc::new(AtomicBool::new(false));
+    let data = settings.data.clone();
+    let opener = open_in_background(settings, &serve, state.clone(), stop.clone(), say.clone());
+
+    let served = runtime.block_on(async {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+    });
+    say("shutting down: finishing the current batch");
+    stop.store(true, Ordering::SeqCst);
+    if let Opening::Ready(ws) = &*state.workspace.read().unwrap_or_else(|e| e.into_inner()) {
+        ws.shut_down();
+    }
+    if let Ok(Some(watcher)) = opener.join() {
+        watcher.join();
+    }
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    owner::remove(&data, pid);
+    say("stopped");
+    served.map_err(|e| AppError::internal(format!("server: {e}")))
+}

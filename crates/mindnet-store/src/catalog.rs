@@ -1,0 +1,79 @@
+//! The stored notes' identities in memory: what filters, hit display, link
+//! resolution and change detection need, without a scroll over the notes
+//! collection per question. Loaded on first use and updated on every write,
+//! like the `GraphIndex`, so a long-running process never reads it twice.
+
+use crate::{NoteState, NoteWrite};
+use std::collections::HashMap;
+
+#[derive(Debug, Default, Clone)]
+pub struct Catalog {
+    notes: HashMap<String, NoteState>,
+}
+
+impl Catalog {
+    pub fn from_states(states: impl IntoIterator<Item = NoteState>) -> Self {
+        Catalog {
+            notes: states.into_iter().map(|s| (s.note_id.clone(), s)).collect(),
+        }
+    }
+
+    pub fn get(&self, note_id: &str) -> Option<&NoteState> {
+        self.notes.get(note_id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.notes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.notes.is_empty()
+    }
+
+    /// In no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &NoteState> {
+        self.notes.values()
+    }
+
+    /// Every note, sorted by path (the order of everything deterministic).
+    pub fn sorted(&self) -> Vec<NoteState> {
+        let mut v: Vec<NoteState> = self.notes.values().cloned().collect();
+        v.sort_by(|a, b| a.path.cmp(&b.path));
+        v
+    }
+
+    /// The note whose vault path is `path`.
+    pub fn by_path(&self, path: &str) -> Option<&NoteState> {
+        self.notes.values().find(|n| n.path == path)
+    }
+
+    pub(crate) fn apply(&mut self, writes: &[NoteWrite<'_>], deletes: &[String]) {
+        for id in deletes {
+            self.notes.remove(id);
+        }
+        for w in writes {
+            let s = NoteState::of(w);
+            self.notes.insert(s.note_id.clone(), s);
+        }
+    }
+}
+
+impl NoteState {
+    /// The state a write leaves behind.
+    pub fn of(w: &NoteWrite<'_>) -> Self {
+        let n = w.note;
+        NoteState {
+            note_id: n.note_id.clone(),
+            path: n.path.clone(),
+            title: n.title.clone(),
+            aliases: n.aliases.clone(),
+            note_type: n.note_type.clone(),
+            status: n.status,
+            tags: n.tags.clone(),
+            retriever_weight: n.retriever_weight,
+            hash: n.hash.clone(),
+            chunks_digest: w.chunks_digest.to_string(),
+            edges_digest: w.edges_digest.to_string(),
+        }
+    }
+}
