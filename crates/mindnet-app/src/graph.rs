@@ -11,8 +11,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 /// Beyond this a neighbourhood is not a picture any more.
 const MAX_GRAPH_NODES: usize = 300;
 pub const MAX_HOPS: usize = 3;
-pub const DEFAULT_CHAIN_HOPS: usize = 3;
-pub const MAX_CHAIN_HOPS: usize = 6;
+use crate::settings::{DEFAULT_CHAIN_HOPS, MAX_CHAIN_HOPS};
 
 impl Workspace {
     /// The notes within `hops` links of a note (both directions), and the
@@ -152,8 +151,8 @@ impl Workspace {
 
 /// Direction and hop count of a chain request, checked.
 pub(crate) fn chain_args(req: &ChainRequest) -> Result<(ChainDirection, usize), AppError> {
-    let hops = req.hops.unwrap_or(DEFAULT_CHAIN_HOPS);
-    if !(1..=MAX_CHAIN_HOPS).contains(&hops) {
+    let hops = req.hops.unwrap_or(usize::from(DEFAULT_CHAIN_HOPS));
+    if !(1..=usize::from(MAX_CHAIN_HOPS)).contains(&hops) {
         return Err(AppError::bad_request(format!(
             "`hops` must be 1 to {MAX_CHAIN_HOPS}, not {hops}"
         )));

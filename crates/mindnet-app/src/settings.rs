@@ -28,6 +28,9 @@ pub const PORT: u16 = 8001;
 pub const DEV_PORT: u16 = 8002;
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 pub const DEFAULT_API_TIMEOUT: Duration = Duration::from_secs(60);
+/// Steps each way of `mindnet chain` (at most `MAX_CHAIN_HOPS`).
+pub const DEFAULT_CHAIN_HOPS: u8 = 3;
+pub const MAX_CHAIN_HOPS: u8 = 6;
 /// Quiet time after the last file event before the watcher syncs.
 pub const WATCH_DEBOUNCE: Duration = Duration::from_millis(300);
 

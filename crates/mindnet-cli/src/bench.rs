@@ -37,9 +37,6 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 200)]
         tokens: usize,
     },
-    /// Print questions for `mindnet eval` from a vault: a sentence of a random
-    /// note each, with that note as the gold answer (for latency and recall
-    /// on generated vaults).
     /// Generate a vault with planted causal chains of known ground truth and
     /// write their why questions (with `gold_chain`) for `mindnet eval`.
     Causal {
@@ -58,6 +55,9 @@ pub enum BenchCommand {
         #[arg(long, value_name = "FILE")]
         questions: PathBuf,
     },
+    /// Print questions for `mindnet eval` from a vault: a sentence of a random
+    /// note each, with that note as the gold answer (for latency and recall
+    /// on generated vaults).
     Questions {
         /// The vault to draw from.
         vault: PathBuf,
@@ -66,6 +66,10 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// `mindnet serve` under load over real HTTP: time to ready, warm query
+    /// latency, concurrent clients, and the same while edited notes are
+    /// re-imported by the watcher. Edits the vault: use a generated one.
+    Serve(crate::bench_serve::ServeBench),
 }
 
 pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
@@ -89,6 +93,7 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             vault,
             questions,
         } => causal(notes, chains, seed, &vault, &questions),
+        BenchCommand::Serve(args) => crate::bench_serve::run(args),
     }
 }
 
@@ -141,14 +146,20 @@ fn sentences(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn questions(vault: &std::path::Path, count: usize, seed: u64) -> Result<ExitCode> {
+/// A question of a generated set: a sentence of a note, and that note.
+pub struct Sampled {
+    pub question: String,
+    pub gold: String,
+}
+
+/// `count` sentences of random notes of the vault (seeded).
+pub fn sample_questions(vault: &std::path::Path, count: usize, seed: u64) -> Result<Vec<Sampled>> {
     let files = mindnet_ingest::scan::scan_vault(vault)?.files;
     anyhow::ensure!(!files.is_empty(), "{}: no notes", vault.display());
     let mut rng = mindnet_core::rng::Rng::new(seed);
-    let mut out = std::io::stdout().lock();
-    let mut written = 0;
+    let mut out = Vec::new();
     for _ in 0..count.saturating_mul(10) {
-        if written == count {
+        if out.len() == count {
             break;
         }
         let f = rng.pick(&files);
@@ -159,15 +170,25 @@ fn questions(vault: &std::path::Path, count: usize, seed: u64) -> Result<ExitCod
         if candidates.is_empty() {
             continue;
         }
-        let question = rng.pick(&candidates);
+        let question = rng.pick(&candidates).clone();
         let gold = std::path::Path::new(&f.rel_path)
             .file_stem()
             .map(|s| s.to_string_lossy().to_string())
             .unwrap_or_default();
-        let line = serde_json::json!({"id": written, "question": question, "gold": [gold]});
-        use std::io::Write;
+        out.push(Sampled { question, gold });
+    }
+    Ok(out)
+}
+
+fn questions(vault: &std::path::Path, count: usize, seed: u64) -> Result<ExitCode> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    for (i, q) in sample_questions(vault, count, seed)?
+        .into_iter()
+        .enumerate()
+    {
+        let line = serde_json::json!({"id": i, "question": q.question, "gold": [q.gold]});
         writeln!(out, "{line}")?;
-        written += 1;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -20,10 +20,10 @@ pub struct LintArgs {
     #[arg(long)]
     pub json: bool,
     /// Show findings of at least this severity: error, warning, recommendation.
-    #[arg(long, default_value = "recommendation")]
+    #[arg(long, default_value_t = Severity::default())]
     pub severity: Severity,
     /// Language of the messages: de or en.
-    #[arg(long, default_value = "de")]
+    #[arg(long, default_value_t = Lang::default())]
     pub lang: Lang,
     /// Rule severities (default: $MINDNET_LINT_FILE, else <VAULT>/.mindnet/config/lint.yaml, else built-in).
     #[arg(long, value_name = "FILE")]
@@ -161,7 +161,7 @@ pub struct ChainArgs {
     #[arg(long)]
     pub both: bool,
     /// Steps in each direction.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=6))]
+    #[arg(long, default_value_t = mindnet_app::settings::DEFAULT_CHAIN_HOPS, value_parser = clap::value_parser!(u8).range(1..=i64::from(mindnet_app::settings::MAX_CHAIN_HOPS)))]
     pub hops: u8,
     /// tree (indented text), mermaid or json.
     #[arg(long, default_value = "tree", value_parser = ["tree", "mermaid", "json"])]

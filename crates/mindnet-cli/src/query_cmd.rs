@@ -20,7 +20,7 @@ pub struct QueryArgs {
     #[command(flatten)]
     pub answer: AnswerArgs,
     /// semantic (vectors only) or hybrid (vectors + BM25 + graph).
-    #[arg(long, default_value = "hybrid")]
+    #[arg(long, default_value_t = Mode::default())]
     pub mode: Mode,
     /// Number of hits.
     #[arg(short, long, default_value_t = DEFAULT_K)]
@@ -70,7 +70,7 @@ pub struct AnswerArgs {
     #[arg(long)]
     pub no_traversal: bool,
     /// Language of the reasons and labels: de or en.
-    #[arg(long, default_value = "de")]
+    #[arg(long, default_value_t = Lang::default())]
     pub lang: Lang,
     /// Embedding model (default: the index's).
     #[arg(long, value_name = "NAME")]
@@ -204,7 +204,7 @@ pub struct EvalArgs {
     /// The field holding the question text.
     #[arg(long, default_value = "question")]
     pub field: String,
-    #[arg(long, default_value = "hybrid")]
+    #[arg(long, default_value_t = Mode::default())]
     pub mode: Mode,
     /// Only the first N questions.
     #[arg(long)]

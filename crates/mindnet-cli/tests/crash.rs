@@ -4,8 +4,6 @@
 
 mod common;
 
-use mindnet_store::EmbeddedStore;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -26,24 +24,6 @@ fn import(vault: &Path) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// Every string id in the three collections.
-fn ids(vault: &Path) -> [BTreeSet<String>; 3] {
-    let store = EmbeddedStore::open_existing(&vault.join(".mindnet")).unwrap();
-    ["notes", "chunks", "edges"].map(|c| {
-        let key = match c {
-            "notes" => "note_id",
-            "chunks" => "chunk_id",
-            _ => "edge_id",
-        };
-        store
-            .payloads(c)
-            .unwrap()
-            .iter()
-            .map(|m| m[key].as_str().unwrap().to_string())
-            .collect()
-    })
 }
 
 #[test]
@@ -92,7 +72,10 @@ fn sigkill_mid_import_then_reimport_equals_a_clean_import() {
     copy_vault(clean.path());
     import(clean.path());
 
-    let (a, b) = (ids(killed.path()), ids(clean.path()));
+    let (a, b) = (
+        common::ids(&killed.path().join(".mindnet")),
+        common::ids(&clean.path().join(".mindnet")),
+    );
     for (i, name) in ["notes", "chunks", "edges"].iter().enumerate() {
         assert!(!b[i].is_empty());
         assert_eq!(a[i], b[i], "{name} differ after the crash");

@@ -3,8 +3,7 @@
 
 mod common;
 
-use common::{Server, copy_dir, demo_vault, import_m3, mindnet};
-use mindnet_store::EmbeddedStore;
+use common::{Server, copy_dir, demo_vault, ids, import_m3, mindnet};
 use serde_json::json;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -136,24 +135,6 @@ fn queries_during_a_sync_see_every_note_whole() {
     );
     assert_eq!(errors.load(Ordering::SeqCst), 0);
     assert!(n > 20, "only {n} queries ran");
-}
-
-/// Every string id in the three collections.
-fn ids(data: &Path) -> [BTreeSet<String>; 3] {
-    let store = EmbeddedStore::open_existing(data).unwrap();
-    [
-        ("notes", "note_id"),
-        ("chunks", "chunk_id"),
-        ("edges", "edge_id"),
-    ]
-    .map(|(c, key)| {
-        store
-            .payloads(c)
-            .unwrap()
-            .iter()
-            .map(|m| m[key].as_str().unwrap().to_string())
-            .collect()
-    })
 }
 
 fn hotpotqa() -> std::path::PathBuf {

@@ -90,8 +90,9 @@ async fn shutdown_signal() {
     }
 }
 
-/// Opens the workspace, marks it ready, then syncs and watches; runs on a
-/// plain thread so the listener answers `/health` from the first moment.
+/// Opens the workspace, marks it ready (catalog and model loaded), then
+/// loads the edge graph, syncs and watches; runs on a plain thread so the
+/// listener answers `/health` from the first moment.
 fn open_in_background(
     settings: Settings,
     serve: &ServeSettings,
@@ -118,6 +119,9 @@ fn open_in_background(
         say(&format!("ready in {:.2} s", t.elapsed().as_secs_f64()));
         if stop.load(Ordering::SeqCst) {
             return None;
+        }
+        if let Err(e) = ws.warm_graph() {
+            say(&format!("error: {}", e.message));
         }
         // The vault may have changed while no server ran.
         let req = SyncRequest {
@@ -191,9 +195,14 @@ pub fn serve(
     })?;
     say(&format!("listening on http://{address}"));
 
+    // Clients compare this with their own data dir, from any working folder.
+    let data_abs = settings
+        .data
+        .canonicalize()
+        .unwrap_or_else(|_| settings.data.clone());
     let state = Arc::new(AppState {
         workspace: RwLock::new(Opening::Pending),
-        data: settings.data.display().to_string(),
+        data: data_abs.display().to_string(),
     });
     let guard = Arc::new(Guard {
         settings: serve.clone(),

@@ -60,6 +60,9 @@ pub struct EmbeddedStore {
     graph: OnceLock<GraphIndex>,
     /// Built on first use, then kept current by every write.
     catalog: OnceLock<Catalog>,
+    /// Held while the graph or the catalog is built, so concurrent first
+    /// readers build it once.
+    building: std::sync::Mutex<()>,
 }
 
 /// A payload field name as Qdrant's path type; our names are plain identifiers.
@@ -275,6 +278,7 @@ impl EmbeddedStore {
             edges,
             graph: OnceLock::new(),
             catalog: OnceLock::new(),
+            building: std::sync::Mutex::new(()),
         };
         store.recover()?;
         Ok(store)
@@ -497,6 +501,10 @@ impl Store for EmbeddedStore {
         if let Some(c) = self.catalog.get() {
             return Ok(c);
         }
+        let _one = self.building.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = self.catalog.get() {
+            return Ok(c);
+        }
         let t = std::time::Instant::now();
         let states = self.load_note_states()?;
         let catalog = self.catalog.get_or_init(|| Catalog::from_states(states));
@@ -662,6 +670,11 @@ impl Store for EmbeddedStore {
     }
 
     fn graph(&self) -> Result<&GraphIndex, StoreError> {
+        if let Some(g) = self.graph.get() {
+            return Ok(g);
+        }
+        // One thread builds; the others wait for it instead of building too.
+        let _one = self.building.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(g) = self.graph.get() {
             return Ok(g);
         }

@@ -214,3 +214,21 @@ pub fn import_m3(vault: &Path) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Every string id in the three collections of the index in `data`.
+pub fn ids(data: &Path) -> [std::collections::BTreeSet<String>; 3] {
+    let store = mindnet_store::EmbeddedStore::open_existing(data).unwrap();
+    [
+        ("notes", "note_id"),
+        ("chunks", "chunk_id"),
+        ("edges", "edge_id"),
+    ]
+    .map(|(c, key)| {
+        store
+            .payloads(c)
+            .unwrap()
+            .iter()
+            .map(|m| m[key].as_str().unwrap().to_string())
+            .collect()
+    })
+}
