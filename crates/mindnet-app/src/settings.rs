@@ -286,3 +286,55 @@ impl ServeSettings {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_by_default_and_a_token_for_anything_else() {
+        let s = ServeSettings::resolve(ServeInput::default()).unwrap();
+        assert_eq!(s.listen, SocketAddr::from(([127, 0, 0, 1], PORT)));
+        let dev = ServeSettings::resolve(ServeInput {
+            dev: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(dev.listen.port(), DEV_PORT);
+        let public = ServeInput {
+            listen: Some("0.0.0.0:9000".parse().unwrap()),
+            ..Default::default()
+        };
+        if var(env::API_TOKEN).is_none() {
+            let e = ServeSettings::resolve(public.clone()).unwrap_err();
+            assert!(e.message.contains("without a token"), "{e}");
+        }
+        let with_token = ServeSettings::resolve(ServeInput {
+            token: Some("t".into()),
+            ..public
+        })
+        .unwrap();
+        assert_eq!(with_token.token.as_deref(), Some("t"));
+    }
+
+    #[test]
+    fn the_data_dir_defaults_to_the_vaults_and_files_to_built_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Settings::resolve(SettingsInput {
+            vault: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        });
+        assert_eq!(s.data, dir.path().join(".mindnet"));
+        assert_eq!(s.max_note_bytes, DEFAULT_MAX_NOTE_MB * 1024 * 1024);
+        // A file in the data dir's config folder wins over the built-in copy.
+        std::fs::create_dir_all(s.data.join("config")).unwrap();
+        std::fs::write(s.data.join("config/lint.yaml"), "rules: {}\n").unwrap();
+        let s = Settings::resolve(SettingsInput {
+            vault: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        });
+        if var(env::LINT_FILE).is_none() {
+            assert_eq!(s.files.lint, Some(s.data.join("config/lint.yaml")));
+        }
+    }
+}
