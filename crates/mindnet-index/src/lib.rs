@@ -273,6 +273,8 @@ pub fn sync<S: Store + ?Sized>(
     report.warnings = plan.warnings;
     report.seconds = started.elapsed().as_secs_f64();
     write(store).finish_import(report.seconds)?;
+    // Under the read lock: queries go on while the index is built.
+    read(store).optimize()?;
     if let (Some(dir), Some(files)) = (&opts.manifest_dir, stamps) {
         manifest::write(dir, config, &import, files, &report, plan.bundles.len());
     }

@@ -736,4 +736,19 @@ impl Store for EmbeddedStore {
     fn finish_import(&mut self, seconds: f64) -> Result<(), StoreError> {
         self.meta.finish_import(&self.dir, seconds)
     }
+
+    fn optimize(&self) -> Result<bool, StoreError> {
+        // Only the chunks carry vectors; without an HNSW index every dense
+        // search compares the query with every chunk.
+        let t = std::time::Instant::now();
+        let done = self.chunks.optimize()?;
+        if done {
+            self.chunks.flush();
+            tracing::info!(
+                "vector index of the chunks built in {:.2} s",
+                t.elapsed().as_secs_f64()
+            );
+        }
+        Ok(done)
+    }
 }

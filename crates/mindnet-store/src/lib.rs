@@ -186,4 +186,9 @@ pub trait Store: Send + Sync {
     fn chunks_by_id(&self, ids: &[String]) -> Result<Vec<Chunk>, StoreError>;
     /// Records the time of a finished import.
     fn finish_import(&mut self, seconds: f64) -> Result<(), StoreError>;
+    /// Builds the vector indexes (HNSW) of segments that have grown large
+    /// enough; readers go on meanwhile. Returns whether anything was done.
+    fn optimize(&self) -> Result<bool, StoreError> {
+        Ok(false)
+    }
 }
