@@ -288,13 +288,26 @@ impl Workspace {
         vector: &[f32],
     ) -> Result<mindnet_retrieve::QueryResult, AppError> {
         let store = self.read();
-        let retriever = Retriever::new(
+        let retriever = match Retriever::new(
             &*store,
             self.embedder.as_ref(),
             &self.config.vocab,
             &self.retriever,
             &self.engine,
-        )?;
+        ) {
+            Err(mindnet_retrieve::RetrieveError::EmptyIndex) => {
+                let s = lock(&self.progress.state).clone();
+                return Err(if s.running {
+                    AppError::unavailable(format!(
+                        "the index is being built: {} of {} chunks embedded; try again when it has finished (GET /status)",
+                        s.embedded, s.to_embed
+                    ))
+                } else {
+                    mindnet_retrieve::RetrieveError::EmptyIndex.into()
+                });
+            }
+            other => other?,
+        };
         Ok(retriever.search(q, vector)?)
     }
 
