@@ -206,7 +206,13 @@ impl Workspace {
             })?;
         }
         let path = rel(&vault, &file);
-        let sync = self.sync(&SyncRequest::default(), &())?;
+        let sync = self.sync(
+            &SyncRequest {
+                paths: vec![path.clone()],
+                ..SyncRequest::default()
+            },
+            &(),
+        )?;
         let store = self.read();
         let note_id = store
             .catalog()?

@@ -170,10 +170,21 @@ impl Workspace {
             s.embedded = 0;
             s.to_embed = 0;
         }
+        let only = if req.paths.is_empty() {
+            None
+        } else {
+            Some(
+                req.paths
+                    .iter()
+                    .map(|p| checked_path(p))
+                    .collect::<Result<std::collections::BTreeSet<String>, AppError>>()?,
+            )
+        };
         let opts = SyncOptions {
             sync_deletes: req.sync_deletes,
             purge_before_upsert: req.purge_before_upsert,
             manifest_dir: Some(self.settings.data.clone()),
+            only,
             ..SyncOptions::default()
         };
         let forward = Forward {
@@ -401,6 +412,27 @@ impl Workspace {
             edges_in,
         })
     }
+}
+
+/// A vault-relative path as the scanner writes it, or an error.
+fn checked_path(p: &str) -> Result<String, AppError> {
+    let path = std::path::Path::new(p);
+    let mut parts = Vec::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::Normal(s) => parts.push(s.to_string_lossy().to_string()),
+            std::path::Component::CurDir => {}
+            _ => {
+                return Err(AppError::bad_request(format!(
+                    "`paths`: {p:?} must be relative to the vault, without `..`"
+                )));
+            }
+        }
+    }
+    if parts.is_empty() {
+        return Err(AppError::bad_request("`paths`: an empty path"));
+    }
+    Ok(parts.join("/"))
 }
 
 /// Rates a hit of a logged query. Needs no open index: the logs take

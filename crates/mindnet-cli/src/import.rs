@@ -85,6 +85,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
 
 fn index(args: &ImportArgs, settings: &Settings) -> Result<ExitCode> {
     let req = SyncRequest {
+        paths: Vec::new(),
         sync_deletes: args.sync_deletes,
         purge_before_upsert: args.purge_before_upsert,
     };

@@ -422,6 +422,57 @@ fn the_watcher_finds_new_notes_forgets_old_text_and_deletes() {
         "the old text is gone: {q}"
     );
 
+    // A note that appears resolves the links other notes already had to it
+    // (they are relinked, though only the new file changed).
+    let trip = dir.path().join("Journal/Ausflug.md");
+    std::fs::write(&trip, "# Ausflug\n\nMit dem [[Paddelboot]] zum See.\n").unwrap();
+    let linked = |s: &Server| -> Option<String> {
+        let (st, n) = s.get("/notes/Ausflug");
+        if st != 200 {
+            return None;
+        }
+        n["edges_out"]
+            .as_array()?
+            .iter()
+            .find(|e| e["kind"] == "references")
+            .map(|e| {
+                format!(
+                    "{}:{}",
+                    e["resolved"],
+                    e["target_id"].as_str().unwrap_or("")
+                )
+            })
+    };
+    let started = Instant::now();
+    while linked(&s).is_none_or(|l| !l.starts_with("false:")) {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "Ausflug never indexed"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    std::fs::write(
+        dir.path().join("Paddelboot.md"),
+        "# Paddelboot\n\nZwei Sitze, rot.\n",
+    )
+    .unwrap();
+    let started = Instant::now();
+    loop {
+        let (st, boat) = s.get("/notes/Paddelboot");
+        if st == 200 {
+            let id = boat["note"]["note_id"].as_str().unwrap().to_string();
+            if linked(&s).is_some_and(|l| l == format!("true:{id}")) {
+                break;
+            }
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the link was never resolved: {:?}",
+            linked(&s)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
     std::fs::remove_file(&note).unwrap();
     eventually(&s, "Kanufahrt Zelt Regen", |q| !found(q));
     let (st, _) = s.get("/notes/Kanufahrt");

@@ -135,6 +135,19 @@ fn queries_during_a_sync_see_every_note_whole() {
     );
     assert_eq!(errors.load(Ordering::SeqCst), 0);
     assert!(n > 20, "only {n} queries ran");
+
+    // The watcher's sync of just the changed files left the same index as
+    // a clean import of the vault.
+    let s = Arc::into_inner(s).expect("the workers are done");
+    assert!(s.stop().success());
+    let clean = tempfile::tempdir().unwrap();
+    copy_dir(v, clean.path());
+    import_m3(clean.path());
+    let (a, b) = (
+        ids(&v.join(".mindnet")),
+        ids(&clean.path().join(".mindnet")),
+    );
+    assert_eq!(a, b, "a partial sync differs from a clean import");
 }
 
 fn hotpotqa() -> std::path::PathBuf {

@@ -17,7 +17,7 @@ use mindnet_ingest::{Config, ImportOptions, ImportPlan, IngestError, Skipped, pl
 use mindnet_store::{NoteState, NoteWrite, Store, StoreError};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Instant;
@@ -53,6 +53,10 @@ pub struct SyncOptions {
     pub batch_notes: usize,
     /// The index folder, to keep `manifest.json` in; `None`: no manifest.
     pub manifest_dir: Option<PathBuf>,
+    /// Only these files changed (vault-relative, `/`-separated): plan them,
+    /// and the notes whose links their names can change, instead of the
+    /// whole vault. A listed file that is gone is deleted.
+    pub only: Option<BTreeSet<String>>,
 }
 
 impl Default for SyncOptions {
@@ -62,6 +66,7 @@ impl Default for SyncOptions {
             purge_before_upsert: false,
             batch_notes: 32,
             manifest_dir: None,
+            only: None,
         }
     }
 }
@@ -162,20 +167,31 @@ pub fn sync<S: Store + ?Sized>(
                 path: manifest::path(dir),
                 source,
             })?;
-            Some(manifest::stamps(vault)?)
+            // Only a sync of the whole vault writes a new manifest.
+            match opts.only {
+                None => Some(manifest::stamps(vault)?),
+                Some(_) => None,
+            }
         }
         None => None,
     };
     let states = read(store).note_states()?;
     let mut import = import.clone();
-    if !opts.sync_deletes {
-        import.known_notes = known_notes(&states);
-    }
-    tracing::debug!(
-        "note states read in {:.3} s",
-        started.elapsed().as_secs_f64()
-    );
-    let plan = plan_vault(vault, config, &import)?;
+    let partial = match &opts.only {
+        Some(only) => plan_partial(vault, config, &import, store, &states, only)?,
+        None => None,
+    };
+    // Without a list, or for a change a partial plan cannot decide alone
+    // (an `id:` taken from another note): the whole vault.
+    let (plan, scope) = match partial {
+        Some(p) => (p.plan, Some(p.scope)),
+        None => {
+            if !opts.sync_deletes {
+                import.known_notes = known_notes(&states);
+            }
+            (plan_vault(vault, config, &import)?, None)
+        }
+    };
     tracing::debug!("vault planned at {:.3} s", started.elapsed().as_secs_f64());
     let by_id: HashMap<&str, &NoteState> = states.iter().map(|s| (s.note_id.as_str(), s)).collect();
 
@@ -201,10 +217,24 @@ pub fn sync<S: Store + ?Sized>(
             work.push((b, action, cd, ed));
         }
     }
-    let deletes = if opts.sync_deletes {
-        deletions(&states, &plan)
-    } else {
-        Vec::new()
+    let deletes = match (&scope, opts.sync_deletes) {
+        // A listed file that no longer yields a note leaves the index.
+        (Some(scope), _) => {
+            let planned: HashSet<&str> = plan
+                .bundles
+                .iter()
+                .map(|b| b.note.note_id.as_str())
+                .collect();
+            let unreadable = unreadable(&plan);
+            states
+                .iter()
+                .filter(|s| scope.contains(&s.path) && !planned.contains(s.note_id.as_str()))
+                .filter(|s| !unreadable.contains(s.path.as_str()))
+                .map(|s| s.note_id.clone())
+                .collect()
+        }
+        (None, true) => deletions(&states, &plan),
+        (None, false) => Vec::new(),
     };
     report.deleted = deletes.len();
 
@@ -275,10 +305,110 @@ pub fn sync<S: Store + ?Sized>(
     write(store).finish_import(report.seconds)?;
     // Under the read lock: queries go on while the index is built.
     read(store).optimize()?;
-    if let (Some(dir), Some(files)) = (&opts.manifest_dir, stamps) {
+    // A partial sync leaves the manifest removed: other files may have
+    // changed, and the next import must look at every note.
+    if let (Some(dir), Some(files), None) = (&opts.manifest_dir, stamps, &scope) {
         manifest::write(dir, config, &import, files, &report, plan.bundles.len());
     }
     Ok(report)
+}
+
+/// Files that exist but could not be read: what the index has of them stays.
+fn unreadable(plan: &ImportPlan) -> HashSet<&str> {
+    plan.skipped
+        .iter()
+        .filter(|s| !s.by_status)
+        .map(|s| s.path.as_str())
+        .collect()
+}
+
+/// A plan of some files, and the vault paths it stands for.
+struct Partial {
+    plan: ImportPlan,
+    scope: BTreeSet<String>,
+}
+
+/// Every name a link can use for a note: title, aliases, file name, path.
+fn names_of(title: &str, aliases: &[String], path: &str) -> Vec<String> {
+    let stem = path.trim_end_matches(".md");
+    let file = stem.rsplit('/').next().unwrap_or(stem);
+    std::iter::once(title)
+        .chain(aliases.iter().map(String::as_str))
+        .chain([stem, file])
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Plans the listed files and the notes whose links their names (before or
+/// after the change) can resolve differently; the rest of the vault is
+/// known to the resolver from the store. `None`: a partial plan cannot
+/// decide this change (a note took the `id:` of a note outside the list).
+fn plan_partial<S: Store + ?Sized>(
+    vault: &Path,
+    config: &Config,
+    import: &ImportOptions,
+    store: &RwLock<S>,
+    states: &[NoteState],
+    only: &BTreeSet<String>,
+) -> Result<Option<Partial>, SyncError> {
+    let plan_of = |scope: &BTreeSet<String>| -> Result<ImportPlan, SyncError> {
+        let mut import = import.clone();
+        import.known_notes = known_notes(
+            &states
+                .iter()
+                .filter(|s| !scope.contains(&s.path))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
+        import.only = Some(scope.clone());
+        Ok(plan_vault(vault, config, &import)?)
+    };
+    let first = plan_of(only)?;
+    // Names before (the store) and after (the plan) the change.
+    let mut names: HashSet<String> = HashSet::new();
+    let mut ids: HashSet<String> = HashSet::new();
+    for s in states.iter().filter(|s| only.contains(&s.path)) {
+        names.extend(names_of(&s.title, &s.aliases, &s.path));
+        ids.insert(s.note_id.clone());
+    }
+    for b in &first.bundles {
+        names.extend(names_of(&b.note.title, &b.note.aliases, &b.note.path));
+        ids.insert(b.note.note_id.clone());
+    }
+    let by_id: HashMap<&str, &NoteState> = states.iter().map(|s| (s.note_id.as_str(), s)).collect();
+    for b in &first.bundles {
+        if by_id
+            .get(b.note.note_id.as_str())
+            .is_some_and(|s| s.path != b.note.path && !only.contains(&s.path))
+        {
+            return Ok(None);
+        }
+    }
+    // Notes outside the list whose edges point at these notes, or at one of
+    // their names while unresolved.
+    let mut scope = only.clone();
+    {
+        let guard = read(store);
+        let graph = guard.graph()?;
+        for e in graph.edges() {
+            let target = mindnet_core::ids::note_of(&e.target_id);
+            let hit = if e.resolved {
+                ids.contains(target)
+            } else {
+                names.contains(&e.target_id.to_lowercase())
+            };
+            if hit && let Some(owner) = by_id.get(e.note_id.as_str()) {
+                scope.insert(owner.path.clone());
+            }
+        }
+    }
+    if scope.len() == only.len() {
+        return Ok(Some(Partial { plan: first, scope }));
+    }
+    Ok(Some(Partial {
+        plan: plan_of(&scope)?,
+        scope,
+    }))
 }
 
 /// Stored notes whose file is gone, or that a status now excludes. Notes
@@ -289,12 +419,7 @@ fn deletions(states: &[NoteState], plan: &ImportPlan) -> Vec<String> {
         .iter()
         .map(|b| b.note.note_id.as_str())
         .collect();
-    let unreadable: HashSet<&str> = plan
-        .skipped
-        .iter()
-        .filter(|s| !s.by_status)
-        .map(|s| s.path.as_str())
-        .collect();
+    let unreadable = unreadable(plan);
     states
         .iter()
         .filter(|s| !planned.contains(s.note_id.as_str()) && !unreadable.contains(s.path.as_str()))

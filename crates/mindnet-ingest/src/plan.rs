@@ -53,8 +53,11 @@ pub struct ImportOptions {
     /// Test hook: read the files in a shuffled order. The plan must not change.
     pub shuffle_seed: Option<u64>,
     /// Notes that exist in the index but not on disk (kept when deletes are
-    /// not synced): links to them still resolve.
+    /// not synced), or that are not planned this time: links to them still
+    /// resolve.
     pub known_notes: Vec<NoteEntry>,
+    /// Plan only these files (vault-relative, `/`-separated); `None`: all.
+    pub only: Option<std::collections::BTreeSet<String>>,
 }
 
 impl Default for ImportOptions {
@@ -64,6 +67,7 @@ impl Default for ImportOptions {
             max_note_bytes: DEFAULT_MAX_NOTE_BYTES,
             shuffle_seed: None,
             known_notes: Vec::new(),
+            only: None,
         }
     }
 }
@@ -134,6 +138,9 @@ pub fn plan_vault(
     plan.timings.scan = t.elapsed();
     plan.warnings.extend(scan.warnings);
     let mut files = scan.files;
+    if let Some(only) = &opts.only {
+        files.retain(|f| only.contains(&f.rel_path));
+    }
     if let Some(seed) = opts.shuffle_seed {
         mindnet_core::rng::Rng::new(seed).shuffle(&mut files);
     }

@@ -125,6 +125,7 @@ fn open_in_background(
         }
         // The vault may have changed while no server ran.
         let req = SyncRequest {
+            paths: Vec::new(),
             sync_deletes: true,
             purge_before_upsert: false,
         };

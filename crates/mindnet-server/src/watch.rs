@@ -1,12 +1,16 @@
 //! The vault watcher: file events are collected until the vault has been
 //! quiet for `WATCH_DEBOUNCE`, then one sync brings the index up to date
-//! (new, changed and deleted notes). Events that arrive during a sync cause
-//! another sync after it, so the last change is never missed.
+//! (new, changed and deleted notes). When every event names a note file,
+//! the sync plans just those files (and the notes whose links they touch);
+//! anything else (a folder moved, `.mindnetignore` edited) syncs the whole
+//! vault. Events that arrive during a sync cause another sync after it, so
+//! the last change is never missed.
 
 use mindnet_app::api::SyncRequest;
 use mindnet_app::settings::WATCH_DEBOUNCE;
 use mindnet_app::{AppError, Workspace};
 use notify::{RecursiveMode, Watcher};
+use std::collections::BTreeSet;
 use std::path::{Component, Path};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,20 +44,32 @@ fn relevant(vault: &Path, path: &Path) -> bool {
     })
 }
 
+/// The vault-relative path of a note file, as the scanner writes it.
+fn note_path(vault: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(vault).ok()?;
+    let s = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    s.to_lowercase().ends_with(".md").then_some(s)
+}
+
 pub fn start(ws: Arc<Workspace>, stop: Arc<AtomicBool>) -> Result<WatchHandle, AppError> {
     let vault = ws
         .settings()
         .vault
         .canonicalize()
         .map_err(|e| AppError::internal(format!("{}: {e}", ws.settings().vault.display())))?;
-    let (tx, rx) = channel::<()>();
+    // `Some(path)`: a note file changed; `None`: something else did.
+    let (tx, rx) = channel::<Option<String>>();
     let root = vault.clone();
     let mut watcher =
         notify::recommended_watcher(move |event: notify::Result<notify::Event>| match event {
             Ok(e) if e.kind.is_access() => {}
             Ok(e) => {
-                if e.paths.iter().any(|p| relevant(&root, p)) {
-                    let _ = tx.send(());
+                for p in e.paths.iter().filter(|p| relevant(&root, p)) {
+                    let _ = tx.send(note_path(&root, p));
                 }
             }
             Err(e) => tracing::warn!("watching the vault: {e}"),
@@ -65,10 +81,16 @@ pub fn start(ws: Arc<Workspace>, stop: Arc<AtomicBool>) -> Result<WatchHandle, A
     let thread = std::thread::Builder::new()
         .name("mindnet-watch".into())
         .spawn(move || {
-            while rx.recv().is_ok() {
+            while let Ok(first) = rx.recv() {
+                let mut changed: Option<BTreeSet<String>> = first.map(|p| BTreeSet::from([p]));
                 loop {
                     match rx.recv_timeout(WATCH_DEBOUNCE) {
-                        Ok(()) => continue,
+                        Ok(Some(p)) => {
+                            if let Some(c) = changed.as_mut() {
+                                c.insert(p);
+                            }
+                        }
+                        Ok(None) => changed = None,
                         Err(RecvTimeoutError::Timeout) => break,
                         Err(RecvTimeoutError::Disconnected) => return,
                     }
@@ -77,6 +99,7 @@ pub fn start(ws: Arc<Workspace>, stop: Arc<AtomicBool>) -> Result<WatchHandle, A
                     return;
                 }
                 let req = SyncRequest {
+                    paths: changed.map(|c| c.into_iter().collect()).unwrap_or_default(),
                     sync_deletes: true,
                     purge_before_upsert: false,
                 };
@@ -112,5 +135,11 @@ mod tests {
         assert!(!relevant(v, Path::new("/v/.mindnet/qdrant/x")));
         assert!(!relevant(v, Path::new("/v/.obsidian/app.json")));
         assert!(!relevant(v, Path::new("/v/Projekte/.mindnet-save-1.tmp")));
+        assert_eq!(
+            note_path(v, Path::new("/v/Projekte/A.md")).as_deref(),
+            Some("Projekte/A.md")
+        );
+        assert_eq!(note_path(v, Path::new("/v/Projekte")), None);
+        assert_eq!(note_path(v, Path::new("/v/.mindnetignore")), None);
     }
 }

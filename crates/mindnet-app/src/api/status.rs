@@ -45,10 +45,15 @@ pub struct SyncSummary {
     pub seconds: f64,
 }
 
-/// A sync: the whole vault.
+/// A sync of the whole vault, or of the files that changed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SyncRequest {
+    /// Only these files changed (vault-relative, `/`-separated): they are
+    /// planned, with the notes whose links their names can change; a listed
+    /// file that is gone is deleted. Empty: the whole vault.
+    #[serde(default)]
+    pub paths: Vec<String>,
     /// Remove notes whose file is gone.
     #[serde(default)]
     pub sync_deletes: bool,
