@@ -147,6 +147,37 @@ fn every_endpoint_answers_and_errors_have_codes() {
     let (st, e) = s.get("/graph/neighbors?hops=1");
     assert_eq!((st, code(&e)), (400, "bad_request"));
 
+    // A causal chain from the index, and the linter on the files.
+    let (st, c) = s.post(
+        "/chain",
+        &json!({"note": "Wechsel in die Softwareentwicklung", "direction": "backward", "hops": 2}),
+    );
+    assert_eq!(st, 200, "{c}");
+    assert!(
+        c["causes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["title"] == "Erschöpfung im Frühjahr 2023"),
+        "{c}"
+    );
+    let (st, e) = s.post("/chain", &json!({"note": "Gibt es nicht"}));
+    assert_eq!((st, code(&e)), (404, "not_found"));
+    let (st, l) = s.post("/lint", &json!({"severity": "warning"}));
+    assert_eq!(st, 200, "{l}");
+    assert!(l["notes"].as_u64().unwrap() > 30);
+    assert!(
+        l["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["severity"] != "recommendation")
+    );
+    let (st, sy) = s.post("/sync", &json!({"paths": ["Profil.md"]}));
+    assert_eq!(st, 200, "{sy}");
+    let (st, e) = s.post("/sync", &json!({"paths": ["../x.md"]}));
+    assert_eq!((st, code(&e)), (400, "bad_request"));
+
     // Link suggestions for a draft.
     let (st, an) = s.post(
         "/ingest/analyze",
