@@ -3,7 +3,7 @@
 //! `gold_chain`, with and without causal traversal, CAU-6).
 
 use crate::api::{Mode, SyncRequest};
-use crate::{AppError, Settings, Workspace};
+use crate::{AppError, OpenMode, Settings, Workspace};
 use mindnet_index::Progress;
 use mindnet_retrieve::Query;
 use mindnet_retrieve::eval;
@@ -144,7 +144,7 @@ pub fn evaluate(
     say: &dyn Fn(&str),
 ) -> Result<EvalReport, AppError> {
     let questions = read_questions(req)?;
-    let ws = Workspace::open(settings.clone(), true)?;
+    let ws = Workspace::open(settings.clone(), OpenMode::CreateIfMissing)?;
     let sync = ws.sync(&SyncRequest::default(), progress)?;
     let model = ws.embedder().id().name.clone();
     say(&format!(

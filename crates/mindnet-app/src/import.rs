@@ -3,7 +3,7 @@
 //! opening the index or loading the model.
 
 use crate::api::{SyncRequest, SyncSummary};
-use crate::{AppError, Settings, Workspace};
+use crate::{AppError, OpenMode, Settings, Workspace};
 use mindnet_index::{Progress, SyncOptions, manifest};
 use mindnet_store::{Store, StoreMeta};
 
@@ -51,7 +51,7 @@ pub fn import(
             dim: meta.model.dim,
         });
     }
-    let ws = Workspace::open(settings.clone(), true)?;
+    let ws = Workspace::open(settings.clone(), OpenMode::CreateIfMissing)?;
     let summary = ws.sync(req, progress)?;
     let meta = ws.read().meta().clone();
     Ok(ImportOutcome {

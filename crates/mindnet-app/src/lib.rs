@@ -31,7 +31,7 @@ pub use mindnet_index::Progress;
 pub use mindnet_store::CheckReport;
 pub use open::check;
 pub use settings::{ConfigFiles, ServeInput, ServeSettings, Settings, SettingsInput};
-pub use workspace::{Workspace, feedback};
+pub use workspace::{OpenMode, Workspace, feedback};
 
 /// Now, as RFC 3339 (UTC): the timestamps of logs, records and reports.
 pub fn timestamp() -> String {

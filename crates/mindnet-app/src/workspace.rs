@@ -13,6 +13,7 @@
 //! - The query embedding is computed before the read lock is taken.
 
 use crate::api::*;
+use crate::timestamp as now;
 use crate::{AppError, Settings, open};
 use mindnet_embed::Embedder;
 use mindnet_index::{Progress, SyncOptions};
@@ -24,6 +25,15 @@ use mindnet_store::{EmbeddedStore, NoteState, Store, StoreMeta};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
 use std::time::Instant;
+
+/// Whether opening may create a new, empty index (for the chosen model).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenMode {
+    /// Imports, evaluations and the server: a vault without an index gets one.
+    CreateIfMissing,
+    /// Reads: no index is an error that says to import first.
+    Existing,
+}
 
 pub struct Workspace {
     settings: Settings,
@@ -76,20 +86,19 @@ impl Progress for Forward<'_> {
     }
 }
 
-use crate::timestamp as now;
-
 impl Workspace {
-    /// Opens the index of `settings` (creating it for the chosen model if
-    /// `create`), with the configuration files the settings name.
-    pub fn open(settings: Settings, create: bool) -> Result<Self, AppError> {
+    /// Opens the index of `settings` with the configuration files the
+    /// settings name.
+    pub fn open(settings: Settings, mode: OpenMode) -> Result<Self, AppError> {
         let config = settings.load_config()?;
         let retriever = settings.load_retriever()?;
         let engine = settings.load_engine()?;
         let embedder = open::embedder(&settings)?;
-        let store = if create {
-            open::store_for(&settings.data, embedder.as_ref(), &settings.lang)?
-        } else {
-            open::existing_store(&settings.data)?
+        let store = match mode {
+            OpenMode::CreateIfMissing => {
+                open::store_for(&settings.data, embedder.as_ref(), &settings.lang)?
+            }
+            OpenMode::Existing => open::existing_store(&settings.data)?,
         };
         Ok(Workspace {
             logs: Logs::new(&settings.data),

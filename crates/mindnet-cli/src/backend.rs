@@ -5,7 +5,7 @@
 use anyhow::{Result, bail};
 use mindnet_app::api::*;
 use mindnet_app::settings::env;
-use mindnet_app::{AppError, Settings, Workspace};
+use mindnet_app::{AppError, OpenMode, Settings, Workspace};
 use mindnet_server::Client;
 use mindnet_server::owner;
 use std::time::Duration;
@@ -58,7 +58,7 @@ impl Backend {
         }
         Ok(Backend::Local(Box::new(Workspace::open(
             settings.clone(),
-            false,
+            OpenMode::Existing,
         )?)))
     }
 

@@ -11,7 +11,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use mindnet_app::api::SyncRequest;
-use mindnet_app::{AppError, ServeSettings, Settings, Workspace};
+use mindnet_app::{AppError, OpenMode, ServeSettings, Settings, Workspace};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -103,7 +103,7 @@ fn open_in_background(
     let watch_vault = serve.watch;
     std::thread::spawn(move || {
         let t = Instant::now();
-        let opened = Workspace::open(settings, true).and_then(|ws| {
+        let opened = Workspace::open(settings, OpenMode::CreateIfMissing).and_then(|ws| {
             ws.warm_up()?;
             Ok(ws)
         });
