@@ -2,7 +2,7 @@
 //! HTTP on loopback. Every loop is bounded in count and time and stops by
 //! itself; the server is a child process that is stopped at the end.
 
-use crate::bench::sample_questions;
+use crate::questions::sample_questions;
 use anyhow::{Context, Result, bail};
 use mindnet_retrieve::eval::latency;
 use serde_json::{Value, json};

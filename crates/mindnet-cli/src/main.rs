@@ -8,6 +8,7 @@ mod import;
 mod lint_cmd;
 mod progress;
 mod query_cmd;
+mod questions;
 mod serve_cmd;
 mod store_cmd;
 mod vaultgen;
