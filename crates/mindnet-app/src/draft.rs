@@ -4,6 +4,7 @@
 
 use crate::api::*;
 use crate::{AppError, Workspace};
+use mindnet_ingest::scan::rel_path;
 use mindnet_retrieve::Query;
 use mindnet_store::Store;
 use std::collections::{BTreeSet, HashMap};
@@ -83,13 +84,10 @@ fn folder_parts(folder: &str) -> Result<Vec<String>, AppError> {
     Ok(parts)
 }
 
-/// Creates (or finds) the folder inside the vault; a symlink that leads out
-/// of the vault is refused.
-fn inside_vault(vault: &Path, parts: &[String]) -> Result<PathBuf, AppError> {
-    let root = vault
-        .canonicalize()
-        .map_err(|e| AppError::internal(format!("{}: {e}", vault.display())))?;
-    let mut dir = root.clone();
+/// Creates (or finds) the folder inside the vault (`root`, canonical); a
+/// symlink that leads out of the vault is refused.
+fn inside_vault(root: &Path, parts: &[String]) -> Result<PathBuf, AppError> {
+    let mut dir = root.to_path_buf();
     for part in parts {
         dir.push(part);
         match std::fs::symlink_metadata(&dir) {
@@ -103,7 +101,7 @@ fn inside_vault(vault: &Path, parts: &[String]) -> Result<PathBuf, AppError> {
         let real = dir
             .canonicalize()
             .map_err(|e| AppError::internal(format!("{}: {e}", dir.display())))?;
-        if !real.starts_with(&root) {
+        if !real.starts_with(root) {
             return Err(AppError::unprocessable(format!(
                 "`folder`: {} leads outside the vault",
                 parts.join("/")
@@ -162,10 +160,14 @@ impl Workspace {
                 "`title` {title:?} leaves no usable file name; use letters or digits"
             )));
         }
-        let vault = self.settings().require_vault()?.to_path_buf();
+        let vault = self.settings().require_vault()?;
+        let root = vault
+            .canonicalize()
+            .map_err(|e| AppError::internal(format!("{}: {e}", vault.display())))?;
         let parts = folder_parts(req.folder.as_deref().unwrap_or(""))?;
-        let dir = inside_vault(&vault, &parts)?;
+        let dir = inside_vault(&root, &parts)?;
         let file = dir.join(format!("{slug}.md"));
+        let path = rel_path(&root, &file);
         let existed = match std::fs::symlink_metadata(&file) {
             Ok(m) if m.file_type().is_symlink() || !m.is_file() => {
                 return Err(AppError::unprocessable(format!(
@@ -175,8 +177,7 @@ impl Workspace {
             }
             Ok(_) if !req.overwrite => {
                 return Err(AppError::conflict(format!(
-                    "{}: a note of this name exists; give `overwrite: true` to replace it",
-                    rel(&vault, &file)
+                    "{path}: a note of this name exists; give `overwrite: true` to replace it"
                 )));
             }
             Ok(_) => true,
@@ -197,15 +198,13 @@ impl Workspace {
             tmp.persist_noclobber(&file).map_err(|e| {
                 if e.error.kind() == std::io::ErrorKind::AlreadyExists {
                     AppError::conflict(format!(
-                        "{}: a note of this name appeared meanwhile; not overwritten",
-                        rel(&vault, &file)
+                        "{path}: a note of this name appeared meanwhile; not overwritten"
                     ))
                 } else {
                     io(e.error)
                 }
             })?;
         }
-        let path = rel(&vault, &file);
         let sync = self.sync(
             &SyncRequest {
                 paths: vec![path.clone()],
@@ -389,14 +388,6 @@ fn detect_type(registry: &mindnet_core::TypeRegistry, text: &str) -> String {
         .filter(|(hits, _)| *hits > 0)
         .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(a.1)))
         .map_or_else(|| registry.default_type.clone(), |(_, n)| n.clone())
-}
-
-fn rel(vault: &Path, file: &Path) -> String {
-    let root = vault.canonicalize().unwrap_or_else(|_| vault.to_path_buf());
-    file.strip_prefix(&root)
-        .unwrap_or(file)
-        .to_string_lossy()
-        .replace('\\', "/")
 }
 
 #[cfg(test)]

@@ -23,13 +23,7 @@ pub fn import(
     let vault = settings.require_vault()?;
     let config = settings.load_config()?;
     // Refuses another model before anything is looked at.
-    let stored = StoreMeta::read_from(&settings.data)?;
-    if let (Some(m), Some(asked)) = (&stored, &settings.embedder)
-        && m.model.name != *asked
-    {
-        // The same message as opening the workspace gives.
-        crate::open::embedder(settings)?;
-    }
+    crate::open::model_name(settings, StoreMeta::read_from(&settings.data)?.as_ref())?;
     let opts = SyncOptions {
         sync_deletes: req.sync_deletes,
         purge_before_upsert: req.purge_before_upsert,

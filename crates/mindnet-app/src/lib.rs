@@ -28,6 +28,8 @@ pub use graph::chain_from_files;
 pub use import::{ImportOutcome, import, plan};
 pub use lint::{fix, lint};
 pub use mindnet_index::Progress;
+/// A path below the vault as the vault names it (`/`-separated).
+pub use mindnet_ingest::scan::rel_path as vault_path;
 pub use mindnet_store::CheckReport;
 pub use open::check;
 pub use settings::{ConfigFiles, ServeInput, ServeSettings, Settings, SettingsInput};

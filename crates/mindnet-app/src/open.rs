@@ -10,19 +10,17 @@ fn say(msg: &str) {
     eprintln!("{msg}");
 }
 
-/// The embedder to use: the settings' choice (flag or environment), else
-/// the model the index was built with, else the default. A different model
-/// than the index's is refused before any model is loaded. When the index
-/// names its model, the weights load only once something needs embedding.
-pub fn embedder(settings: &Settings) -> Result<Box<dyn Embedder>, AppError> {
+/// The model to use: the settings' choice (flag or environment), else the
+/// model the index in the data dir was built with, else the default. A
+/// different model than the index's is refused.
+pub fn model_name(settings: &Settings, stored: Option<&StoreMeta>) -> Result<String, AppError> {
     let data = &settings.data;
-    let stored = StoreMeta::read_from(data)?;
     let name = settings
         .embedder
         .clone()
-        .or_else(|| stored.as_ref().map(|m| m.model.name.clone()))
+        .or_else(|| stored.map(|m| m.model.name.clone()))
         .unwrap_or_else(|| DEFAULT_EMBEDDER.to_string());
-    if let Some(m) = &stored
+    if let Some(m) = stored
         && m.model.name != name
     {
         return Err(AppError::conflict(format!(
@@ -33,6 +31,15 @@ pub fn embedder(settings: &Settings) -> Result<Box<dyn Embedder>, AppError> {
             data.display()
         )));
     }
+    Ok(name)
+}
+
+/// The embedder of `model_name`, refused before any model is loaded. When
+/// the index names its model, the weights load only once something needs
+/// embedding.
+pub fn embedder(settings: &Settings) -> Result<Box<dyn Embedder>, AppError> {
+    let stored = StoreMeta::read_from(&settings.data)?;
+    let name = model_name(settings, stored.as_ref())?;
     if let Some(m) = stored {
         let id = ModelId {
             name: m.model.name.clone(),

@@ -124,9 +124,9 @@ pub fn edges_digest(edges: &[Edge]) -> String {
     digest(&edges)
 }
 
-fn known_notes(states: &[NoteState]) -> Vec<NoteEntry> {
+fn known_notes<'a>(states: impl IntoIterator<Item = &'a NoteState>) -> Vec<NoteEntry> {
     states
-        .iter()
+        .into_iter()
         .map(|s| NoteEntry {
             note_id: s.note_id.clone(),
             rel_path: s.path.clone(),
@@ -217,24 +217,11 @@ pub fn sync<S: Store + ?Sized>(
             work.push((b, action, cd, ed));
         }
     }
-    let deletes = match (&scope, opts.sync_deletes) {
+    let deletes = match &scope {
         // A listed file that no longer yields a note leaves the index.
-        (Some(scope), _) => {
-            let planned: HashSet<&str> = plan
-                .bundles
-                .iter()
-                .map(|b| b.note.note_id.as_str())
-                .collect();
-            let unreadable = unreadable(&plan);
-            states
-                .iter()
-                .filter(|s| scope.contains(&s.path) && !planned.contains(s.note_id.as_str()))
-                .filter(|s| !unreadable.contains(s.path.as_str()))
-                .map(|s| s.note_id.clone())
-                .collect()
-        }
-        (None, true) => deletions(&states, &plan),
-        (None, false) => Vec::new(),
+        Some(scope) => deletions(states.iter().filter(|s| scope.contains(&s.path)), &plan),
+        None if opts.sync_deletes => deletions(&states, &plan),
+        None => Vec::new(),
     };
     report.deleted = deletes.len();
 
@@ -313,15 +300,6 @@ pub fn sync<S: Store + ?Sized>(
     Ok(report)
 }
 
-/// Files that exist but could not be read: what the index has of them stays.
-fn unreadable(plan: &ImportPlan) -> HashSet<&str> {
-    plan.skipped
-        .iter()
-        .filter(|s| !s.by_status)
-        .map(|s| s.path.as_str())
-        .collect()
-}
-
 /// A plan of some files, and the vault paths it stands for.
 struct Partial {
     plan: ImportPlan,
@@ -353,13 +331,7 @@ fn plan_partial<S: Store + ?Sized>(
 ) -> Result<Option<Partial>, SyncError> {
     let plan_of = |scope: &BTreeSet<String>| -> Result<ImportPlan, SyncError> {
         let mut import = import.clone();
-        import.known_notes = known_notes(
-            &states
-                .iter()
-                .filter(|s| !scope.contains(&s.path))
-                .cloned()
-                .collect::<Vec<_>>(),
-        );
+        import.known_notes = known_notes(states.iter().filter(|s| !scope.contains(&s.path)));
         import.only = Some(scope.clone());
         Ok(plan_vault(vault, config, &import)?)
     };
@@ -411,17 +383,26 @@ fn plan_partial<S: Store + ?Sized>(
     }))
 }
 
-/// Stored notes whose file is gone, or that a status now excludes. Notes
-/// whose file exists but could not be read are kept.
-fn deletions(states: &[NoteState], plan: &ImportPlan) -> Vec<String> {
+/// Of these stored notes, those the plan has no note for: the file is gone,
+/// or a status now excludes it. Notes whose file exists but could not be
+/// read are kept.
+fn deletions<'a>(
+    states: impl IntoIterator<Item = &'a NoteState>,
+    plan: &ImportPlan,
+) -> Vec<String> {
     let planned: HashSet<&str> = plan
         .bundles
         .iter()
         .map(|b| b.note.note_id.as_str())
         .collect();
-    let unreadable = unreadable(plan);
-    states
+    let unreadable: HashSet<&str> = plan
+        .skipped
         .iter()
+        .filter(|s| !s.by_status)
+        .map(|s| s.path.as_str())
+        .collect();
+    states
+        .into_iter()
         .filter(|s| !planned.contains(s.note_id.as_str()) && !unreadable.contains(s.path.as_str()))
         .map(|s| s.note_id.clone())
         .collect()

@@ -60,7 +60,7 @@ pub fn scan_vault(root: &Path) -> Result<Scan, IngestError> {
                 .is_ok_and(|target| target.starts_with(&canonical_root));
             if !inside && let Ok(mut w) = filter_warnings.lock() {
                 w.push(Warning::new(
-                    rel(&filter_root, entry.path()),
+                    rel_path(&filter_root, entry.path()),
                     1,
                     "symlink points outside the vault (or nowhere); skipped",
                 ));
@@ -81,7 +81,7 @@ pub fn scan_vault(root: &Path) -> Result<Scan, IngestError> {
                         .is_some_and(|e| e.eq_ignore_ascii_case("md"));
                 if is_md {
                     files.push(SourceFile {
-                        rel_path: rel(root, entry.path()),
+                        rel_path: rel_path(root, entry.path()),
                         abs_path: entry.into_path(),
                     });
                 }
@@ -97,7 +97,8 @@ pub fn scan_vault(root: &Path) -> Result<Scan, IngestError> {
     Ok(Scan { files, warnings })
 }
 
-fn rel(root: &Path, path: &Path) -> String {
+/// The path below `root` as the vault names it: components joined by `/`.
+pub fn rel_path(root: &Path, path: &Path) -> String {
     let r = path.strip_prefix(root).unwrap_or(path);
     r.components()
         .map(|c| c.as_os_str().to_string_lossy())
@@ -113,12 +114,12 @@ fn walk_warning(root: &Path, err: &ignore::Error) -> Warning {
                 inner(root, err, path)
             }
             ignore::Error::Loop { child, .. } => Warning::new(
-                rel(root, child),
+                rel_path(root, child),
                 1,
                 "symlink loop (a link back to a folder above it); not followed",
             ),
             other => Warning::new(
-                path.map_or_else(|| ".".to_string(), |p| rel(root, p)),
+                path.map_or_else(|| ".".to_string(), |p| rel_path(root, p)),
                 1,
                 format!("cannot read: {other}"),
             ),

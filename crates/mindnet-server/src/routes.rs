@@ -4,7 +4,7 @@
 //! HTTP status.
 
 use axum::Json;
-use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request, State};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
@@ -105,13 +105,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         match axum::extract::Query::<T>::from_request_parts(parts, state).await {
             Ok(axum::extract::Query(v)) => Ok(ApiQuery(v)),
-            Err(r) => Err(ApiError(AppError::bad_request(query_error(r)))),
+            Err(r) => Err(ApiError(AppError::bad_request(r.body_text()))),
         }
     }
-}
-
-fn query_error(r: QueryRejection) -> String {
-    r.body_text()
 }
 
 /// Runs an operation of the workspace on a blocking thread.

@@ -46,12 +46,8 @@ fn relevant(vault: &Path, path: &Path) -> bool {
 
 /// The vault-relative path of a note file, as the scanner writes it.
 fn note_path(vault: &Path, path: &Path) -> Option<String> {
-    let rel = path.strip_prefix(vault).ok()?;
-    let s = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/");
+    path.strip_prefix(vault).ok()?;
+    let s = mindnet_app::vault_path(vault, path);
     s.to_lowercase().ends_with(".md").then_some(s)
 }
 

@@ -492,28 +492,46 @@ fn strings_field(m: &Map<String, Value>, k: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The value of `cell`, built on first use. One thread builds; concurrent
+/// first readers wait for it instead of building it too.
+fn built_once<'a, T>(
+    cell: &'a OnceLock<T>,
+    building: &std::sync::Mutex<()>,
+    what: &str,
+    size: fn(&T) -> usize,
+    build: impl FnOnce() -> Result<T, StoreError>,
+) -> Result<&'a T, StoreError> {
+    if let Some(v) = cell.get() {
+        return Ok(v);
+    }
+    let _one = building.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(v) = cell.get() {
+        return Ok(v);
+    }
+    let t = std::time::Instant::now();
+    let value = build()?;
+    let v = cell.get_or_init(|| value);
+    tracing::debug!(
+        "{what}: {} loaded in {:.3} s",
+        size(v),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(v)
+}
+
 impl Store for EmbeddedStore {
     fn meta(&self) -> &StoreMeta {
         &self.meta
     }
 
     fn catalog(&self) -> Result<&Catalog, StoreError> {
-        if let Some(c) = self.catalog.get() {
-            return Ok(c);
-        }
-        let _one = self.building.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(c) = self.catalog.get() {
-            return Ok(c);
-        }
-        let t = std::time::Instant::now();
-        let states = self.load_note_states()?;
-        let catalog = self.catalog.get_or_init(|| Catalog::from_states(states));
-        tracing::debug!(
-            "catalog of {} notes read in {:.3} s",
-            catalog.len(),
-            t.elapsed().as_secs_f64()
-        );
-        Ok(catalog)
+        built_once(
+            &self.catalog,
+            &self.building,
+            "catalog (notes)",
+            Catalog::len,
+            || Ok(Catalog::from_states(self.load_note_states()?)),
+        )
     }
 
     fn write_batch(
@@ -670,27 +688,20 @@ impl Store for EmbeddedStore {
     }
 
     fn graph(&self) -> Result<&GraphIndex, StoreError> {
-        if let Some(g) = self.graph.get() {
-            return Ok(g);
-        }
-        // One thread builds; the others wait for it instead of building too.
-        let _one = self.building.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(g) = self.graph.get() {
-            return Ok(g);
-        }
-        let t = std::time::Instant::now();
-        let edges = self
-            .scroll(&self.edges, None, WithPayloadInterface::Bool(true))?
-            .into_iter()
-            .map(decode::<Edge>(EDGES))
-            .collect::<Result<Vec<_>, _>>()?;
-        let graph = self.graph.get_or_init(|| GraphIndex::from_edges(edges));
-        tracing::debug!(
-            "graph of {} edges built in {:.3} s",
-            graph.len(),
-            t.elapsed().as_secs_f64()
-        );
-        Ok(graph)
+        built_once(
+            &self.graph,
+            &self.building,
+            "graph (edges)",
+            GraphIndex::len,
+            || {
+                let edges = self
+                    .scroll(&self.edges, None, WithPayloadInterface::Bool(true))?
+                    .into_iter()
+                    .map(decode::<Edge>(EDGES))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(GraphIndex::from_edges(edges))
+            },
+        )
     }
 
     fn search_dense(
