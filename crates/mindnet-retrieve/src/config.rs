@@ -46,6 +46,11 @@ pub struct Expansion {
     pub depth: usize,
     pub max_notes: usize,
     pub relevant: usize,
+    /// B_edge and B_cent are divided by the note's degree to this power.
+    pub hub_damping: f64,
+    /// 0: the graph terms count fully for every note; 1: in proportion to
+    /// the note's own S_sem.
+    pub gate: f64,
 }
 
 impl RetrieverConfig {

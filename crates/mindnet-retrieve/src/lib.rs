@@ -15,10 +15,14 @@ pub mod eval;
 mod explain;
 pub mod intent;
 pub mod log;
-mod score;
+pub mod pool;
+mod rank;
+pub mod score;
 
 pub use config::RetrieverConfig;
 pub use explain::Lang;
+pub use pool::Pool;
+pub use rank::ranked_notes;
 
 use mindnet_core::EdgeVocabulary;
 use mindnet_embed::{EmbedError, Embedder};
@@ -107,9 +111,9 @@ impl Query {
 pub struct ScoreBreakdown {
     /// W_sem · S_sem · max(W_type, 0) · M_status
     pub semantic: f64,
-    /// W_edge · B_edge
+    /// W_edge · B_edge · G
     pub edge_bonus: f64,
-    /// W_cent · B_cent
+    /// W_cent · B_cent · G
     pub centrality: f64,
     pub total: f64,
     pub s_sem: f64,
@@ -119,8 +123,13 @@ pub struct ScoreBreakdown {
     pub lexical: f64,
     pub w_type: f64,
     pub m_status: f64,
+    /// B_edge and B_cent, each already multiplied by `hub`.
     pub b_edge: f64,
     pub b_cent: f64,
+    /// Hub damping: degree^(−hub_damping) of the note.
+    pub hub: f64,
+    /// G: how much the graph terms count for this note, by its own S_sem.
+    pub gate: f64,
     pub w_sem: f64,
     pub w_edge: f64,
     pub w_cent: f64,
@@ -275,7 +284,7 @@ impl<'a> Retriever<'a> {
             .clone()
             .unwrap_or_else(|| intent::detect(self.engine, &q.text));
         let graph = q.graph && q.mode == Mode::Hybrid;
-        let score::Ranked { hits, relevance } = score::rank(self, q, vector, &intent, graph)?;
+        let rank::Ranked { hits, relevance } = rank::rank(self, q, vector, &intent, graph)?;
         let causal = if self.engine.rule(&intent).need_explanation_chain {
             Some(self.explain_causally(&intent, &relevance, q.traverse)?)
         } else {

@@ -150,6 +150,10 @@ pub struct ScoreBreakdown {
     pub m_status: f64,
     pub b_edge: f64,
     pub b_cent: f64,
+    /// Hub damping of the graph terms: degree^(−hub_damping).
+    pub hub: f64,
+    /// How much the graph terms count for this note, by its own match.
+    pub gate: f64,
     pub w_sem: f64,
     pub w_edge: f64,
     pub w_cent: f64,

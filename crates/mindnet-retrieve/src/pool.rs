@@ -1,0 +1,226 @@
+//! The candidates of one query as plain data: every store read a ranking
+//! needs, done once. `score.rs` ranks a pool without touching the store, so
+//! `mindnet tune` can score the same pool under many weights in
+//! microseconds, and the formula can be unit-tested without Qdrant.
+//!
+//! A pool holds the seed chunks (fused dense + BM25 search), every chunk of
+//! the notes the graph expansion adds, each with its cosine and BM25 score,
+//! and the content edges between the pool's notes. Scoring with the graph
+//! off uses the seed chunks alone.
+
+use crate::{Mode, Query, RetrieveError, Retriever};
+use mindnet_core::Status;
+use mindnet_core::ids::note_of;
+use mindnet_store::{ChunkFilter, ChunkHit};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pool {
+    pub mode: Mode,
+    /// Sorted by chunk id (a deterministic order for ties).
+    pub chunks: Vec<PoolChunk>,
+    pub notes: Vec<PoolNote>,
+    /// Content edges between two notes of the pool, each once, as authored.
+    pub edges: Vec<PoolEdge>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolChunk {
+    pub chunk_id: String,
+    /// Index into `Pool::notes`.
+    pub note: usize,
+    pub cosine: f64,
+    /// 0 when BM25 did not match the chunk (or in semantic mode).
+    pub bm25: f64,
+    /// Found by the seed search (else added by the graph expansion).
+    pub seed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolNote {
+    pub note_id: String,
+    pub w_type: f64,
+    pub status: Status,
+    /// Distinct notes linked with this one in the whole vault (either
+    /// direction): what hub damping divides by.
+    pub degree: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolEdge {
+    /// The note that states the edge.
+    pub source: usize,
+    pub target: usize,
+    pub kind: String,
+    /// The kind read from the target (`caused_by` for `resulted_in`), where
+    /// the vocabulary has one.
+    pub inverse: Option<String>,
+    pub confidence: f64,
+    pub provenance: &'static str,
+}
+
+fn by_chunk(hits: Vec<ChunkHit>) -> HashMap<String, ChunkHit> {
+    hits.into_iter().map(|h| (h.chunk_id.clone(), h)).collect()
+}
+
+impl Retriever<'_> {
+    /// Resolved content neighbours of a note other than itself.
+    fn linked_notes<'g>(&'g self, note: &'g str) -> Result<Vec<&'g str>, RetrieveError> {
+        let graph = self.store.graph()?;
+        let mut out: Vec<&str> = graph
+            .neighbors(note, self.vocab)
+            .into_iter()
+            .filter(|nb| nb.edge.resolved)
+            .map(|nb| note_of(nb.node))
+            .filter(|other| *other != note)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Notes reachable from the seeds within `depth` hops, in the order found.
+    fn expand(
+        &self,
+        seeds: &[String],
+        filter: &crate::Filters,
+    ) -> Result<Vec<String>, RetrieveError> {
+        let cfg = self.config.expansion;
+        let mut seen: HashSet<String> = seeds.iter().cloned().collect();
+        let mut frontier: Vec<String> = seeds.to_vec();
+        let mut added = Vec::new();
+        for _ in 0..cfg.depth {
+            let mut next = Vec::new();
+            for note in &frontier {
+                for other in self.linked_notes(note)? {
+                    if added.len() >= cfg.max_notes {
+                        return Ok(added);
+                    }
+                    let Some(n) = self.notes.get(other) else {
+                        continue;
+                    };
+                    if !self.passes(n, filter) || !seen.insert(other.to_string()) {
+                        continue;
+                    }
+                    added.push(other.to_string());
+                    next.push(other.to_string());
+                }
+            }
+            frontier = next;
+        }
+        Ok(added)
+    }
+
+    /// Gathers the pool of a query: seeds, expansion (when `graph`), the
+    /// candidates' scores and the edges between their notes.
+    pub fn pool(&self, q: &Query, vector: &[f32], graph: bool) -> Result<Pool, RetrieveError> {
+        let cfg = self.config;
+        let filter = self.chunk_filter(&q.filters);
+        let seeds = match q.mode {
+            Mode::Hybrid => self.store.search_fused(
+                vector,
+                &q.text,
+                &filter,
+                cfg.seeds.per_source,
+                cfg.seeds.rrf_k,
+                cfg.seeds.fused,
+            )?,
+            Mode::Semantic => self.store.search_dense(vector, &filter, cfg.seeds.fused)?,
+        };
+        let mut seed_notes: Vec<String> = Vec::new();
+        for s in &seeds {
+            if !seed_notes.contains(&s.note_id) {
+                seed_notes.push(s.note_id.clone());
+            }
+        }
+        let expanded = if graph {
+            self.expand(&seed_notes, &q.filters)?
+        } else {
+            Vec::new()
+        };
+
+        // Every candidate chunk scored against the query.
+        let scope = ChunkFilter {
+            chunks: Some(seeds.iter().map(|s| s.chunk_id.clone()).collect()),
+            notes: (!expanded.is_empty()).then(|| expanded.clone()),
+            ..Default::default()
+        };
+        let limit = 10_000;
+        let dense = by_chunk(self.store.search_dense(vector, &scope, limit)?);
+        let lexical = match q.mode {
+            Mode::Hybrid => by_chunk(self.store.search_lexical(&q.text, &scope, limit)?),
+            Mode::Semantic => HashMap::new(),
+        };
+        let seed_ids: HashSet<&str> = seeds.iter().map(|s| s.chunk_id.as_str()).collect();
+
+        let mut note_index: BTreeMap<String, usize> = BTreeMap::new();
+        let mut notes: Vec<PoolNote> = Vec::new();
+        let mut sorted: Vec<(&String, &ChunkHit)> = dense.iter().collect();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        let mut chunks = Vec::new();
+        for (id, h) in sorted {
+            let Some(n) = self.notes.get(&h.note_id) else {
+                continue;
+            };
+            let note = match note_index.get(&h.note_id) {
+                Some(i) => *i,
+                None => {
+                    notes.push(PoolNote {
+                        note_id: h.note_id.clone(),
+                        w_type: n.retriever_weight,
+                        status: n.status,
+                        degree: if graph {
+                            self.linked_notes(&h.note_id)?.len()
+                        } else {
+                            0
+                        },
+                    });
+                    note_index.insert(h.note_id.clone(), notes.len() - 1);
+                    notes.len() - 1
+                }
+            };
+            chunks.push(PoolChunk {
+                chunk_id: id.clone(),
+                note,
+                cosine: f64::from(h.score).max(0.0),
+                bm25: lexical.get(id).map_or(0.0, |l| f64::from(l.score)),
+                seed: seed_ids.contains(id.as_str()),
+            });
+        }
+
+        let mut edges = Vec::new();
+        if graph {
+            let store_graph = self.store.graph()?;
+            let mut seen: HashSet<&str> = HashSet::new();
+            for (note_id, &source) in &note_index {
+                for e in store_graph.outgoing_from_note(note_id) {
+                    let target_note = note_of(&e.target_id);
+                    if !e.resolved
+                        || self.vocab.is_structural(&e.kind)
+                        || target_note == note_id
+                        || !seen.insert(&e.edge_id)
+                    {
+                        continue;
+                    }
+                    let Some(&target) = note_index.get(target_note) else {
+                        continue;
+                    };
+                    edges.push(PoolEdge {
+                        source,
+                        target,
+                        kind: e.kind.clone(),
+                        inverse: self.vocab.inverse(&e.kind).map(str::to_string),
+                        confidence: e.confidence,
+                        provenance: e.provenance.as_str(),
+                    });
+                }
+            }
+        }
+        Ok(Pool {
+            mode: q.mode,
+            chunks,
+            notes,
+            edges,
+        })
+    }
+}
