@@ -35,10 +35,19 @@ pub struct EvalRun {
 pub struct ChainRun {
     pub traversal: bool,
     pub questions: usize,
-    /// Mean share of the gold chain's notes in the explanation subgraph.
+    /// Mean share of the gold chain's notes (and its `gold_branches`') in
+    /// the explanation subgraph.
     pub chain_recall: f64,
     /// Share of questions whose top path holds the gold chain in order.
     pub order_hit_rate: f64,
+    /// Share of questions whose top path is anchored at the note asked
+    /// about: a why path ends at the gold chain's last note, a consequence
+    /// path starts at its first.
+    pub anchored_rate: f64,
+    /// Questions with `gold_branches`: share whose subgraph holds a note of
+    /// every branch beyond the first step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch_rate: Option<f64>,
     pub latency_ms: Latency,
 }
 
@@ -57,7 +66,25 @@ pub struct EvalReport {
     /// For questions with a `gold_chain`: causal traversal on and off.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub chains: Vec<ChainRun>,
+    /// For questions with a judged `intent`: the share detected as judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intent_accuracy: Option<IntentAccuracy>,
     pub embedding_ms: Latency,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IntentAccuracy {
+    pub questions: usize,
+    pub correct: usize,
+    /// Question, judged intent, detected intent, of each miss.
+    pub misses: Vec<IntentMiss>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IntentMiss {
+    pub question: String,
+    pub judged: String,
+    pub detected: String,
 }
 
 #[derive(Deserialize)]
@@ -68,21 +95,25 @@ enum Gold {
 }
 
 /// One question of the set.
-struct Question {
-    text: String,
-    gold: Vec<String>,
-    kind: Option<String>,
-    chain: Option<Vec<String>>,
+pub(crate) struct Question {
+    pub text: String,
+    pub gold: Vec<String>,
+    pub kind: Option<String>,
+    pub chain: Option<Vec<String>>,
+    /// Other branches of effects (or causes) the subgraph must show too.
+    pub branches: Vec<Vec<String>>,
+    /// The intent the question asks for, if judged.
+    pub intent: Option<String>,
 }
 
-fn note_name(path: &str) -> String {
+pub(crate) fn note_name(path: &str) -> String {
     Path::new(path)
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_default()
 }
 
-fn read_questions(req: &EvalRequest) -> Result<Vec<Question>, AppError> {
+pub(crate) fn read_questions(req: &EvalRequest) -> Result<Vec<Question>, AppError> {
     let file = &req.questions;
     let text = std::fs::read_to_string(file)
         .map_err(|e| AppError::bad_request(format!("{}: {e}", file.display())))?;
@@ -108,6 +139,8 @@ fn read_questions(req: &EvalRequest) -> Result<Vec<Question>, AppError> {
             gold,
             kind: v["type"].as_str().map(str::to_string),
             chain: serde_json::from_value(v["gold_chain"].clone()).ok(),
+            branches: serde_json::from_value(v["gold_branches"].clone()).unwrap_or_default(),
+            intent: v["intent"].as_str().map(str::to_string),
         });
     }
     if let Some(n) = req.limit {
@@ -128,6 +161,8 @@ struct ChainArm {
     traverse: bool,
     recall: Vec<f64>,
     order: Vec<f64>,
+    anchored: Vec<f64>,
+    branches: Vec<f64>,
     latency: Vec<f64>,
 }
 
@@ -171,9 +206,16 @@ pub fn evaluate(
             traverse,
             recall: Vec::new(),
             order: Vec::new(),
+            anchored: Vec::new(),
+            branches: Vec::new(),
             latency: Vec::new(),
         })
         .collect();
+    let mut intents = IntentAccuracy {
+        questions: 0,
+        correct: 0,
+        misses: Vec::new(),
+    };
     let name_of = |id: &str| -> String {
         let store = ws.read();
         mindnet_store::Store::catalog(&*store)
@@ -197,7 +239,26 @@ pub fn evaluate(
             arm.scores
                 .push((q.kind.clone(), eval::score(&ranked, &q.gold)));
         }
+        if let Some(judged) = &q.intent {
+            let detected = mindnet_retrieve::intent::detect(ws.engine(), &q.text);
+            intents.questions += 1;
+            if detected == *judged {
+                intents.correct += 1;
+            } else {
+                intents.misses.push(IntentMiss {
+                    question: q.text.clone(),
+                    judged: judged.clone(),
+                    detected,
+                });
+            }
+        }
         if let Some(chain) = &q.chain {
+            let mut all_notes = chain.clone();
+            for n in q.branches.iter().flatten() {
+                if !all_notes.contains(n) {
+                    all_notes.push(n.clone());
+                }
+            }
             for arm in chain_arms.iter_mut() {
                 let mut query = Query::new(q.text.clone());
                 query.mode = req.mode.into();
@@ -218,9 +279,24 @@ pub fn evaluate(
                     ),
                     None => (Vec::new(), Vec::new()),
                 };
-                arm.recall.push(eval::chain_recall(&found, chain));
+                arm.recall.push(eval::chain_recall(&found, &all_notes));
                 arm.order
                     .push(f64::from(u8::from(eval::contains_in_order(&top, chain))));
+                let anchor = match q.intent.as_deref() {
+                    Some("consequence") => (top.first(), chain.first()),
+                    _ => (top.last(), chain.last()),
+                };
+                arm.anchored.push(f64::from(u8::from(
+                    anchor.0.is_some() && anchor.0 == anchor.1,
+                )));
+                if !q.branches.is_empty() {
+                    // Every branch (the chain's own included) shows a note
+                    // beyond the note asked about.
+                    let shown = std::iter::once(chain)
+                        .chain(&q.branches)
+                        .all(|b| b.iter().skip(1).any(|n| found.contains(n)));
+                    arm.branches.push(f64::from(u8::from(shown)));
+                }
             }
         }
         if (i + 1) % 50 == 0 {
@@ -252,9 +328,12 @@ pub fn evaluate(
                 questions: arm.recall.len(),
                 chain_recall: mean(&arm.recall),
                 order_hit_rate: mean(&arm.order),
+                anchored_rate: mean(&arm.anchored),
+                branch_rate: (!arm.branches.is_empty()).then(|| mean(&arm.branches)),
                 latency_ms: eval::latency(&arm.latency),
             })
             .collect(),
+        intent_accuracy: (intents.questions > 0).then_some(intents),
         embedding_ms: eval::latency(&embed_ms),
     })
 }

@@ -109,7 +109,11 @@ impl Workspace {
         let notes = store.note_states()?;
         let nodes: Vec<ChainNote> = notes
             .iter()
-            .map(|n| (n.path.clone(), n.title.clone(), n.note_type.clone()))
+            .map(|n| ChainNote {
+                path: n.path.clone(),
+                title: n.title.clone(),
+                note_type: n.note_type.clone(),
+            })
             .collect();
         let Some(start) = mindnet_lint::find_note(&nodes, &req.note) else {
             return Err(AppError::not_found(format!(
@@ -134,16 +138,9 @@ impl Workspace {
             if owner == other {
                 continue;
             }
-            let Some((target_causes, forward)) = mindnet_lint::causal_reading(&e.kind) else {
-                continue;
-            };
-            let (cause, effect) = if target_causes {
-                (other, owner)
-            } else {
-                (owner, other)
-            };
-            let backward = vocab.inverse(forward).unwrap_or(forward).to_string();
-            steps.push((cause, effect, forward.to_string(), backward));
+            if let Some(step) = mindnet_lint::Step::of(vocab, owner, other, &e.kind) {
+                steps.push(step);
+            }
         }
         Ok(mindnet_lint::chain_of(&nodes, steps, start, direction, hops).into())
     }

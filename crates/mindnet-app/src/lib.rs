@@ -20,6 +20,7 @@ mod import;
 mod lint;
 mod open;
 pub mod settings;
+pub mod tune;
 mod workspace;
 
 pub use draft::slugify;

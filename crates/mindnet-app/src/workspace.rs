@@ -126,6 +126,10 @@ impl Workspace {
         self.embedder.as_ref()
     }
 
+    pub(crate) fn engine(&self) -> &DecisionEngine {
+        &self.engine
+    }
+
     pub(crate) fn read(&self) -> RwLockReadGuard<'_, EmbeddedStore> {
         self.store.read().unwrap_or_else(PoisonError::into_inner)
     }
@@ -307,11 +311,29 @@ impl Workspace {
         q: &Query,
         vector: &[f32],
     ) -> Result<mindnet_retrieve::QueryResult, AppError> {
+        self.with_retriever(|r| r.search(q, vector))
+    }
+
+    /// The candidates of a query with the graph, for `tune` to re-score.
+    pub(crate) fn pool(
+        &self,
+        q: &Query,
+        vector: &[f32],
+    ) -> Result<mindnet_retrieve::Pool, AppError> {
+        self.with_retriever(|r| r.pool(q, vector, true))
+    }
+
+    /// Runs `f` with a retriever over the store, under the read lock.
+    fn with_retriever<T>(
+        &self,
+        f: impl FnOnce(&Retriever<'_>) -> Result<T, mindnet_retrieve::RetrieveError>,
+    ) -> Result<T, AppError> {
         let store = self.read();
         let retriever = match Retriever::new(
             &*store,
             self.embedder.as_ref(),
             &self.config.vocab,
+            &self.config.registry.causal,
             &self.retriever,
             &self.engine,
         ) {
@@ -328,7 +350,7 @@ impl Workspace {
             }
             other => other?,
         };
-        Ok(retriever.search(q, vector)?)
+        Ok(f(&retriever)?)
     }
 
     pub fn feedback(&self, req: &FeedbackRequest) -> Result<FeedbackResponse, AppError> {

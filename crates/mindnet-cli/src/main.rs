@@ -11,6 +11,7 @@ mod query_cmd;
 mod questions;
 mod serve_cmd;
 mod store_cmd;
+mod tune_cmd;
 mod vaultgen;
 
 use clap::{Parser, Subcommand};
@@ -42,6 +43,9 @@ enum Command {
     Feedback(query_cmd::FeedbackArgs),
     /// Retrieval quality on a question set: recall@k, MRR, nDCG, latency.
     Eval(query_cmd::EvalArgs),
+    /// Learn the retriever's weights from judged sets and the feedback log
+    /// (coordinate ascent, k-fold cross-validation); writes a proposal.
+    Tune(tune_cmd::TuneArgs),
     /// Check the vault's edges and links as an author: vocabulary, targets, spellings, type rules, chains.
     Lint(lint_cmd::LintArgs),
     /// Preview the causal neighbourhood of a note: its causes and effects, as a tree or Mermaid.
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         Command::Ask(args) => query_cmd::ask(args),
         Command::Feedback(args) => query_cmd::feedback(args),
         Command::Eval(args) => query_cmd::evaluate_cmd(args),
+        Command::Tune(args) => tune_cmd::run(args),
         Command::Lint(args) => lint_cmd::run(args),
         Command::Chain(args) => lint_cmd::chain(args),
         Command::Status(args) => store_cmd::status(args),

@@ -205,3 +205,108 @@ fn a_causal_cycle_terminates() {
     assert!(text.starts_with("```mermaid\ngraph LR\n"), "{text}");
     assert!(text.contains("-->|"), "{text}");
 }
+
+/// A vocabulary that adds a causal kind (`triggers`, with a German alias and
+/// no inverse) in the vault's own config folder: `ask`, `chain` and `lint`
+/// all read it as causal, in the same direction.
+#[test]
+fn a_causal_kind_added_to_the_vocabulary_is_followed_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path();
+    let config = v.join(".mindnet").join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    let vocab = mindnet_core::vocab::DEFAULT_YAML.replacen(
+        "kinds:\n",
+        "kinds:\n  triggers:\n    description: \"A löst B aus.\"\n    aliases: [löst_aus]\n    causal: true\n",
+        1,
+    );
+    std::fs::write(config.join("edge_vocabulary.yaml"), vocab).unwrap();
+    let note = |path: &str, ty: &str, body: &str| {
+        let p = v.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let title = Path::new(path)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        std::fs::write(p, format!("---\ntype: {ty}\n---\n# {title}\n\n{body}\n")).unwrap();
+    };
+    note(
+        "Erfahrungen/Stromausfall im Januar.md",
+        "experience",
+        "Zwei Tage ohne Strom, die Heizung fiel aus. [[rel:löst_aus Notstromaggregat kaufen]]\n\n[[rel:triggers Vorsorge schlägt Reue]]",
+    );
+    note(
+        "Entscheidungen/Notstromaggregat kaufen.md",
+        "decision",
+        "Ein kleines Aggregat für Heizung und Kühlschrank. [[rel:triggers Vorsorge schlägt Reue]]",
+    );
+    note(
+        "Prinzipien/Vorsorge schlägt Reue.md",
+        "principle",
+        "Lieber vorher ein wenig Aufwand als nachher großer Schaden.",
+    );
+    let vs = v.to_str().unwrap();
+
+    // lint: no unknown kind; the experience → principle link is a gap.
+    let out = mindnet(&["lint", vs, "--json"]);
+    let findings: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        findings.iter().all(|f| f["rule"] != "edge/unknown-kind"),
+        "{findings:#?}"
+    );
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["rule"] == "chain/gap"
+                && f["path"] == "Erfahrungen/Stromausfall im Januar.md"),
+        "{findings:#?}"
+    );
+
+    // chain: the principle's causes, two steps back.
+    let out = mindnet(&[
+        "chain",
+        "--vault",
+        vs,
+        "Vorsorge schlägt Reue",
+        "--backward",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Notstromaggregat kaufen") && text.contains("Stromausfall im Januar"),
+        "{text}"
+    );
+
+    // ask: the why path runs cause first to the principle.
+    common::import_m3(v);
+    let out = mindnet(&[
+        "ask",
+        "--vault",
+        vs,
+        "--format",
+        "json",
+        "Warum gilt für mich Vorsorge schlägt Reue?",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let top = titles(&r["paths"][0]);
+    assert_eq!(
+        top.last().map(String::as_str),
+        Some("Vorsorge schlägt Reue"),
+        "{top:?}"
+    );
+    assert!(top.iter().any(|t| t == "Stromausfall im Januar"), "{top:?}");
+    assert!(
+        r["paths"][0]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["kind"] == "triggers"),
+        "{}",
+        r["paths"][0]
+    );
+}

@@ -76,6 +76,19 @@ fn the_chain_preview_prints_a_tree_and_mermaid() {
         text.starts_with("```mermaid\ngraph LR\n") && text.contains("-->|resulted_in|"),
         "{text}"
     );
+    // Each edge is labelled with its own kind read from cause to effect:
+    // `Energie vor Status derived_from Neustart` is drawn `source_of`.
+    let out = mindnet(&[
+        "chain",
+        "--vault",
+        vs,
+        "Energie vor Status",
+        "--backward",
+        "--format",
+        "mermaid",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("-->|source_of|"), "{text}");
     let out = mindnet(&["chain", "--vault", vs, "Gibt es nicht"]);
     assert!(!out.status.success());
 }

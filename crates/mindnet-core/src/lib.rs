@@ -15,6 +15,8 @@ pub mod yaml;
 
 pub use error::ConfigError;
 pub use model::{Chunk, Edge, Note, NoteBundle, Provenance, Status};
-pub use registry::{ChunkProfile, ChunkStrategy, MatrixRule, TypeConfig, TypeRegistry};
-pub use vocab::{Canonical, EdgeVocabulary, KindInfo};
+pub use registry::{
+    CausalTypes, ChunkProfile, ChunkStrategy, MatrixRule, TypeConfig, TypeRegistry,
+};
+pub use vocab::{Canonical, CausalReading, CauseEnd, EdgeVocabulary, KindInfo};
 pub use warning::Warning;

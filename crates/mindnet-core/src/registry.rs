@@ -99,6 +99,71 @@ struct RegistryFile {
     types: BTreeMap<String, TypeConfig>,
     #[serde(default)]
     matrix: Vec<MatrixRule>,
+    #[serde(default)]
+    causal: CausalTypes,
+}
+
+/// What the types mean for causality: read by the causal ranking, the
+/// explanation subgraph and the linter, so a vault with its own types gets
+/// all three from one file.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CausalTypes {
+    /// A chain as people live it, stage by stage (experience → decision →
+    /// state …): a path through the stages in order matches the shape.
+    #[serde(default)]
+    pub shape: Vec<Vec<String>>,
+    /// A direct causal link between these types skips a stage (lint `chain/gap`).
+    #[serde(default)]
+    pub gaps: Vec<Gap>,
+    /// Landmarks of a chain: kept first in an explanation subgraph.
+    #[serde(default)]
+    pub anchors: Vec<String>,
+    /// Notes that index or navigate rather than explain: left out of
+    /// explanation subgraphs.
+    #[serde(default)]
+    pub hubs: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Gap {
+    pub cause: String,
+    pub effect: String,
+}
+
+impl CausalTypes {
+    /// The types, in order, pass through every stage of the shape.
+    pub fn matches_shape(&self, types: &[&str]) -> bool {
+        if self.shape.is_empty() {
+            return false;
+        }
+        let mut at = 0;
+        for stage in &self.shape {
+            match types[at..]
+                .iter()
+                .position(|t| stage.iter().any(|s| s == t))
+            {
+                Some(i) => at += i + 1,
+                None => return false,
+            }
+        }
+        true
+    }
+
+    pub fn is_anchor(&self, note_type: &str) -> bool {
+        self.anchors.iter().any(|t| t == note_type)
+    }
+
+    pub fn is_hub(&self, note_type: &str) -> bool {
+        self.hubs.iter().any(|t| t == note_type)
+    }
+
+    pub fn is_gap(&self, cause: &str, effect: &str) -> bool {
+        self.gaps
+            .iter()
+            .any(|g| g.cause == cause && g.effect == effect)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -108,6 +173,7 @@ pub struct TypeRegistry {
     pub path_rules: Vec<PathRule>,
     pub types: BTreeMap<String, TypeConfig>,
     pub matrix: Vec<MatrixRule>,
+    pub causal: CausalTypes,
     /// The YAML it was read from.
     pub source: String,
 }
@@ -206,7 +272,26 @@ impl TypeRegistry {
                 check_kind(&["matrix", "kind"], kind)?;
             }
         }
+        let c = &file.causal;
+        let named = c
+            .shape
+            .iter()
+            .flatten()
+            .map(|t| ("shape", t))
+            .chain(
+                c.gaps
+                    .iter()
+                    .flat_map(|g| [("gaps", &g.cause), ("gaps", &g.effect)]),
+            )
+            .chain(c.anchors.iter().map(|t| ("anchors", t)))
+            .chain(c.hubs.iter().map(|t| ("hubs", t)));
+        for (field, ty) in named {
+            if !file.types.contains_key(ty) {
+                return Err(bad(&["causal", field], format!("unknown type `{ty}`")));
+            }
+        }
         Ok(TypeRegistry {
+            causal: file.causal,
             default_type: file.default_type,
             chunk_profiles: file.chunk_profiles,
             path_rules: file.path_rules,
@@ -262,6 +347,20 @@ impl TypeRegistry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_causal_shape_is_read_in_order() {
+        let r = TypeRegistry::builtin(&EdgeVocabulary::builtin());
+        let c = &r.causal;
+        assert!(c.matches_shape(&["experience", "state", "decision", "principle"]));
+        assert!(!c.matches_shape(&["decision", "experience", "state"]));
+        assert!(c.is_anchor("decision") && c.is_hub("insight"));
+        assert!(c.is_gap("experience", "principle"));
+        let bad = DEFAULT_YAML.replace("hubs: [insight]", "hubs: [nosuchtype]");
+        let err = TypeRegistry::from_yaml(Path::new("t.yaml"), &bad, &EdgeVocabulary::builtin())
+            .unwrap_err();
+        assert!(err.to_string().contains("nosuchtype"), "{err}");
+    }
 
     const SEED_TYPES: [&str; 17] = [
         "concept",

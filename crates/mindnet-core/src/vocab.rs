@@ -33,10 +33,35 @@ pub struct KindInfo {
     pub symmetric: bool,
     #[serde(default)]
     pub causal: bool,
+    /// For a causal kind: which end of `A kind B` is the cause. Unset: the
+    /// opposite of its inverse's, else `source` (A caused B).
+    #[serde(default)]
+    pub cause: Option<CauseEnd>,
     /// Reserved for the chunker's own edges (`belongs_to`, `next`, `prev`):
     /// the provenance firewall (IMP-7) rewrites them from any other source.
     #[serde(default)]
     pub structural: bool,
+}
+
+/// Which end of a causal edge `A kind B` is the cause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CauseEnd {
+    /// A, the note that states the edge (`A resulted_in B`).
+    Source,
+    /// B, the link's target (`A caused_by B`).
+    Target,
+}
+
+/// A causal edge read as cause → effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CausalReading<'a> {
+    /// The link's target is the cause (`A caused_by B`: B → A).
+    pub cause_is_target: bool,
+    /// The kind read from cause to effect (`resulted_in` for `caused_by`).
+    pub forward: &'a str,
+    /// The kind read from effect to cause (`caused_by` for `resulted_in`).
+    pub backward: &'a str,
 }
 
 /// How a kind written by the author maps to the vocabulary.
@@ -134,6 +159,27 @@ impl EdgeVocabulary {
                 }
             }
         }
+        for (name, info) in &file.kinds {
+            let other = info.inverse.as_ref().and_then(|i| file.kinds.get(i));
+            if let (Some(a), Some(b)) = (info.cause, other.and_then(|o| o.cause))
+                && a == b
+            {
+                return Err(yaml::invalid(
+                    path,
+                    text,
+                    &["kinds", name, "cause"],
+                    "a causal kind and its inverse must have their cause at opposite ends",
+                ));
+            }
+            if info.cause.is_some() && !info.causal {
+                return Err(yaml::invalid(
+                    path,
+                    text,
+                    &["kinds", name, "cause"],
+                    "`cause` is for causal kinds only (add `causal: true`)",
+                ));
+            }
+        }
         if !file.kinds.contains_key(FALLBACK_KIND) {
             return Err(yaml::invalid(
                 path,
@@ -191,6 +237,47 @@ impl EdgeVocabulary {
         self.kinds.get(kind).is_some_and(|k| k.causal)
     }
 
+    /// A causal kind read as cause → effect; `None` for other kinds. Every
+    /// reader of causality (the causal walk, `chain`, the linter) asks here,
+    /// so a kind added to the vocabulary is followed by all of them.
+    pub fn causal_reading(&self, kind: &str) -> Option<CausalReading<'_>> {
+        let (name, info) = self.kinds.get_key_value(kind)?;
+        if !info.causal {
+            return None;
+        }
+        let inverse = info
+            .inverse
+            .as_deref()
+            .and_then(|i| self.kinds.get_key_value(i));
+        let cause = info
+            .cause
+            .unwrap_or_else(|| match inverse.and_then(|(_, i)| i.cause) {
+                Some(CauseEnd::Source) => CauseEnd::Target,
+                _ => CauseEnd::Source,
+            });
+        let other = inverse.map_or(name.as_str(), |(k, _)| k.as_str());
+        Some(match cause {
+            CauseEnd::Source => CausalReading {
+                cause_is_target: false,
+                forward: name,
+                backward: other,
+            },
+            CauseEnd::Target => CausalReading {
+                cause_is_target: true,
+                forward: other,
+                backward: name,
+            },
+        })
+    }
+
+    /// Causal kinds, by name.
+    pub fn causal_kinds(&self) -> impl Iterator<Item = &str> {
+        self.kinds
+            .iter()
+            .filter(|(_, k)| k.causal)
+            .map(|(n, _)| n.as_str())
+    }
+
     pub fn is_structural(&self, kind: &str) -> bool {
         self.kinds.get(kind).is_some_and(|k| k.structural)
     }
@@ -203,6 +290,37 @@ impl EdgeVocabulary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn causal_readings_come_from_the_file() {
+        let v = EdgeVocabulary::builtin();
+        let r = v.causal_reading("caused_by").unwrap();
+        assert!(r.cause_is_target);
+        assert_eq!((r.forward, r.backward), ("resulted_in", "caused_by"));
+        let r = v.causal_reading("resulted_in").unwrap();
+        assert!(!r.cause_is_target);
+        assert_eq!(r.forward, "resulted_in");
+        assert!(v.causal_reading("related_to").is_none());
+        // A kind added by a user, without an inverse: A triggers B.
+        let text = DEFAULT_YAML.replace(
+            "kinds:\n",
+            "kinds:\n  triggers:\n    aliases: [löst_aus]\n    causal: true\n",
+        );
+        let v = EdgeVocabulary::from_yaml(Path::new("v.yaml"), &text).unwrap();
+        let r = v.causal_reading("triggers").unwrap();
+        assert!(!r.cause_is_target);
+        assert_eq!((r.forward, r.backward), ("triggers", "triggers"));
+        // Both ends named the same: refused.
+        let bad = DEFAULT_YAML.replace(
+            "    inverse: caused_by\n    causal: true\n",
+            "    inverse: caused_by\n    causal: true\n    cause: target\n",
+        );
+        let bad = bad.replace(
+            "    inverse: resulted_in\n    causal: true\n",
+            "    inverse: resulted_in\n    causal: true\n    cause: target\n",
+        );
+        assert!(EdgeVocabulary::from_yaml(Path::new("v.yaml"), &bad).is_err());
+    }
 
     #[test]
     fn builtin_vocabulary_covers_the_spec() {

@@ -50,11 +50,48 @@ pub enum ChainError {
     NotFound(String),
 }
 
-/// (cause, effect, kind read forward, kind read backward).
-pub type Step = (usize, usize, String, String);
+/// One causal edge between two notes of the chain graph (indexes into the
+/// notes).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Step {
+    pub cause: usize,
+    pub effect: usize,
+    /// The kind read from cause to effect (`resulted_in`).
+    pub forward: String,
+    /// The kind read from effect to cause (`caused_by`).
+    pub backward: String,
+}
 
-/// A note of the chain graph: path, title, type.
-pub type ChainNote = (String, String, String);
+impl Step {
+    /// A causal edge `source kind target`, if the vocabulary reads it as one.
+    pub fn of(
+        vocab: &mindnet_core::EdgeVocabulary,
+        source: usize,
+        target: usize,
+        kind: &str,
+    ) -> Option<Step> {
+        let r = vocab.causal_reading(kind)?;
+        let (cause, effect) = if r.cause_is_target {
+            (target, source)
+        } else {
+            (source, target)
+        };
+        Some(Step {
+            cause,
+            effect,
+            forward: r.forward.to_string(),
+            backward: r.backward.to_string(),
+        })
+    }
+}
+
+/// A note of the chain graph.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainNote {
+    pub path: String,
+    pub title: String,
+    pub note_type: String,
+}
 
 fn grow(
     v: &[ChainNote],
@@ -69,10 +106,11 @@ fn grow(
     }
     // One entry per neighbour; several edges to it list their kinds together.
     let mut next: Vec<(usize, Vec<String>, Vec<String>)> = Vec::new();
-    for (c, e, fwd, bwd) in steps {
+    for st in steps {
+        let fwd = &st.forward;
         let (n, kind) = match backward {
-            true if *e == from => (*c, bwd),
-            false if *c == from => (*e, fwd),
+            true if st.effect == from => (st.cause, &st.backward),
+            false if st.cause == from => (st.effect, fwd),
             _ => continue,
         };
         match next.iter_mut().find(|(m, _, _)| *m == n) {
@@ -87,10 +125,14 @@ fn grow(
             None => next.push((n, vec![kind.clone()], vec![fwd.clone()])),
         }
     }
-    next.sort_by(|a, b| v[a.0].1.cmp(&v[b.0].1));
+    next.sort_by(|a, b| v[a.0].title.cmp(&v[b.0].title));
     next.into_iter()
         .map(|(n, kinds, forwards)| {
-            let (path, title, note_type) = &v[n];
+            let ChainNote {
+                path,
+                title,
+                note_type,
+            } = &v[n];
             let repeated = branch.contains(&n);
             let children = if repeated {
                 Vec::new()
@@ -129,17 +171,17 @@ pub fn chain_preview(
     let nodes: Vec<ChainNote> = vault
         .notes
         .iter()
-        .map(|n| (n.path.clone(), n.title.clone(), n.note_type.clone()))
+        .map(|n| ChainNote {
+            path: n.path.clone(),
+            title: n.title.clone(),
+            note_type: n.note_type.clone(),
+        })
         .collect();
     let start = find_note(&nodes, note).ok_or_else(|| ChainError::NotFound(note.to_string()))?;
     let links = resolve_links(&vault);
-    let vocab = &config.vocab;
     let steps: Vec<Step> = causal_links(&vault, &links)
         .into_iter()
-        .map(|c| {
-            let backward = vocab.inverse(c.forward).unwrap_or(c.forward).to_string();
-            (c.cause, c.effect, c.forward.to_string(), backward)
-        })
+        .map(|c| c.step)
         .collect();
     Ok(chain_of(&nodes, steps, start, direction, hops))
 }
@@ -148,8 +190,8 @@ pub fn chain_preview(
 /// without `.md`, any case).
 pub fn find_note(nodes: &[ChainNote], name: &str) -> Option<usize> {
     let wanted = name.trim_end_matches(".md").to_lowercase();
-    nodes.iter().position(|(path, title, _)| {
-        title.to_lowercase() == wanted || path.trim_end_matches(".md").to_lowercase() == wanted
+    nodes.iter().position(|n| {
+        n.title.to_lowercase() == wanted || n.path.trim_end_matches(".md").to_lowercase() == wanted
     })
 }
 
@@ -175,7 +217,11 @@ pub fn chain_of(
     } else {
         grow(nodes, &steps, start, false, hops, &mut branch)
     };
-    let (path, title, note_type) = &nodes[start];
+    let ChainNote {
+        path,
+        title,
+        note_type,
+    } = &nodes[start];
     ChainPreview {
         title: title.clone(),
         path: path.clone(),

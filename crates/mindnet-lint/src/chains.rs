@@ -1,37 +1,22 @@
 //! Chain integrity (LNT-3): causal cycles (A caused_by B and B caused_by A),
-//! several causes of one note (made visible, not forbidden), and gaps (an
-//! experience that causes a principle with no decision or state between).
+//! several causes of one note (made visible, not forbidden), and gaps (a
+//! direct causal link between two types that `types.yaml` says skips a
+//! stage, such as experience → principle).
 
+use crate::chain::Step;
 use crate::links::written_kind;
 use crate::{Finding, LinkRef, Vault};
 use std::collections::HashMap;
 
 /// A typed causal link as cause → effect, with where it is written.
 pub(crate) struct Causal<'a> {
-    pub cause: usize,
-    pub effect: usize,
+    pub step: Step,
     /// The kind as written (canonical).
     pub kind: &'a str,
-    /// The kind read from cause to effect (`resulted_in`, `source_of`, `impacts`).
-    pub forward: &'static str,
     pub link: &'a LinkRef<'a>,
 }
 
-/// How a causal kind reads: whether the link's target is the cause (`A
-/// caused_by B`: B causes A), and the kind read from cause to effect.
-pub fn causal_reading(kind: &str) -> Option<(bool, &'static str)> {
-    Some(match kind {
-        "caused_by" => (true, "resulted_in"),
-        "derived_from" => (true, "source_of"),
-        "impacted_by" => (true, "impacts"),
-        "resulted_in" => (false, "resulted_in"),
-        "source_of" => (false, "source_of"),
-        "impacts" => (false, "impacts"),
-        _ => return None,
-    })
-}
-
-/// Every typed causal link, read as cause → effect.
+/// Every typed causal link, read as cause → effect by the vocabulary.
 pub(crate) fn causal_links<'a>(v: &'a Vault<'_>, links: &'a [LinkRef<'a>]) -> Vec<Causal<'a>> {
     let vocab = &v.config.vocab;
     let mut causal: Vec<Causal<'a>> = Vec::new();
@@ -43,22 +28,13 @@ pub(crate) fn causal_links<'a>(v: &'a Vault<'_>, links: &'a [LinkRef<'a>]) -> Ve
             continue;
         }
         let kind = vocab.canonicalize(raw).kind();
-        // Read every causal kind as cause → effect.
-        let Some((target_causes, forward)) = causal_reading(kind) else {
-            continue;
-        };
-        let (cause, effect) = if target_causes {
-            (target, l.note)
-        } else {
-            (l.note, target)
-        };
-        causal.push(Causal {
-            cause,
-            effect,
-            kind,
-            forward,
-            link: l,
-        });
+        if let Some(step) = Step::of(vocab, l.note, target, kind) {
+            causal.push(Causal {
+                step,
+                kind,
+                link: l,
+            });
+        }
     }
     causal
 }
@@ -66,14 +42,16 @@ pub(crate) fn causal_links<'a>(v: &'a Vault<'_>, links: &'a [LinkRef<'a>]) -> Ve
 pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
     let causal = causal_links(v, links);
     let mut out = Vec::new();
-    let pairs: HashMap<(usize, usize), &Causal<'_>> =
-        causal.iter().map(|c| ((c.cause, c.effect), c)).collect();
+    let pairs: HashMap<(usize, usize), &Causal<'_>> = causal
+        .iter()
+        .map(|c| ((c.step.cause, c.step.effect), c))
+        .collect();
     for c in &causal {
-        if pairs.contains_key(&(c.effect, c.cause)) {
-            let other = &v.notes[if c.link.note == c.cause {
-                c.effect
+        if pairs.contains_key(&(c.step.effect, c.step.cause)) {
+            let other = &v.notes[if c.link.note == c.step.cause {
+                c.step.effect
             } else {
-                c.cause
+                c.step.cause
             }]
             .title;
             out.push(v.finding(
@@ -86,20 +64,24 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
                 ),
             ));
         }
-        let (from, to) = (&v.notes[c.cause], &v.notes[c.effect]);
-        if from.note_type == "experience" && to.note_type == "principle" {
+        let (from, to) = (&v.notes[c.step.cause], &v.notes[c.step.effect]);
+        if v.config
+            .registry
+            .causal
+            .is_gap(&from.note_type, &to.note_type)
+        {
             out.push(v.finding(
                 c.link.note,
                 c.link.link.range.start,
                 "chain/gap",
                 v.msg(
                     format!(
-                        "Sprung von Erfahrung `{}` zu Prinzip `{}` ({}) ohne Entscheidung oder Zustand dazwischen",
-                        from.title, to.title, c.kind
+                        "Sprung von {} `{}` zu {} `{}` ({}): dazwischen fehlt eine Stufe der Kette (types.yaml, causal.gaps)",
+                        from.note_type, from.title, to.note_type, to.title, c.kind
                     ),
                     format!(
-                        "jump from experience `{}` to principle `{}` ({}) with no decision or state between",
-                        from.title, to.title, c.kind
+                        "jump from {} `{}` to {} `{}` ({}): a stage of the chain is missing between them (types.yaml, causal.gaps)",
+                        from.note_type, from.title, to.note_type, to.title, c.kind
                     ),
                 ),
             ));
@@ -108,8 +90,8 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
     // Several causes of one effect, reported once at the note's first.
     let mut causes: HashMap<usize, Vec<&Causal<'_>>> = HashMap::new();
     for c in &causal {
-        let list = causes.entry(c.effect).or_default();
-        if !list.iter().any(|x| x.cause == c.cause) {
+        let list = causes.entry(c.step.effect).or_default();
+        if !list.iter().any(|x| x.step.cause == c.step.cause) {
             list.push(c);
         }
     }
@@ -125,7 +107,7 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
         let Some(first) = first else { continue };
         let names: Vec<&str> = list
             .iter()
-            .map(|c| v.notes[c.cause].title.as_str())
+            .map(|c| v.notes[c.step.cause].title.as_str())
             .collect();
         out.push(v.finding(
             first.link.note,

@@ -9,7 +9,7 @@ use std::path::Path;
 pub const DEFAULT_YAML: &str = include_str!("../../../config/lint.yaml");
 
 /// Every rule id, with its default severity.
-pub const RULES: [(&str, Severity); 12] = [
+pub const RULES: [(&str, Severity); 10] = [
     ("edge/alias-not-canonical", Severity::Warning),
     ("edge/unknown-kind", Severity::Error),
     ("edge/prohibited-for-type", Severity::Error),
@@ -17,12 +17,15 @@ pub const RULES: [(&str, Severity); 12] = [
     ("link/missing-target", Severity::Warning),
     ("link/outside-vault", Severity::Error),
     ("node/split-spelling", Severity::Warning),
-    ("hub/causal-edge", Severity::Warning),
-    ("principle/caused-by", Severity::Recommendation),
     ("chain/gap", Severity::Recommendation),
     ("chain/cycle", Severity::Warning),
     ("chain/multiple-causes", Severity::Recommendation),
 ];
+
+/// Rules that only repeated a type-pair matrix rule: the matrix's
+/// `prohibited` kinds report the same links as `edge/prohibited-for-type`.
+/// A file that still names them is read, and the name is ignored.
+const RETIRED: [&str; 2] = ["hub/causal-edge", "principle/caused-by"];
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -57,6 +60,13 @@ impl LintConfig {
             .map(|(r, s)| (r.to_string(), Some(*s)))
             .collect();
         for (rule, value) in f.rules {
+            if RETIRED.contains(&rule.as_str()) {
+                tracing::warn!(
+                    "{}: `{rule}` is retired; the type-pair matrix reports these links (edge/prohibited-for-type)",
+                    path.display()
+                );
+                continue;
+            }
             if !rules.contains_key(&rule) {
                 return Err(yaml::invalid(
                     path,
@@ -98,11 +108,12 @@ mod tests {
     fn a_rule_can_be_switched_off_and_an_unknown_rule_is_an_error() {
         let c = LintConfig::from_yaml(
             Path::new("l.yaml"),
-            "version: 1\nrules:\n  chain/gap: off\n  hub/causal-edge: error\n",
+            "version: 1\nrules:\n  chain/gap: off\n  chain/cycle: error\n  hub/causal-edge: error\n",
         )
         .unwrap();
         assert_eq!(c.severity("chain/gap"), None);
-        assert_eq!(c.severity("hub/causal-edge"), Some(Severity::Error));
+        assert_eq!(c.severity("chain/cycle"), Some(Severity::Error));
+        assert_eq!(c.severity("hub/causal-edge"), None, "retired, ignored");
         let e = LintConfig::from_yaml(Path::new("l.yaml"), "version: 1\nrules:\n  nope: off\n")
             .unwrap_err()
             .to_string();

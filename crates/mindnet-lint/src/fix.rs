@@ -161,10 +161,10 @@ pub fn plan_fixes(
         for c in &causal {
             let (owner, other) = (
                 c.link.note,
-                if c.link.note == c.cause {
-                    c.effect
+                if c.link.note == c.step.cause {
+                    c.step.effect
                 } else {
-                    c.cause
+                    c.step.cause
                 },
             );
             let Some(inverse) = vocab.inverse(c.kind) else {

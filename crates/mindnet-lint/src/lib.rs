@@ -9,7 +9,6 @@
 
 mod chain;
 mod chains;
-pub use chains::causal_reading;
 mod config;
 mod fix;
 mod links;

@@ -1,6 +1,6 @@
 //! Checks of single typed links (LNT-1, LNT-2): the kind against the
-//! vocabulary, the type-pair matrix, and the rules of graph hygiene (hubs
-//! and principles, chronology written as causality).
+//! vocabulary, the type-pair matrix (which also keeps hubs and principles
+//! from linking causally), and chronology written as causality.
 
 use crate::{Finding, LinkRef, Vault};
 use mindnet_core::Canonical;
@@ -18,9 +18,6 @@ const CHRONOLOGY: [&str; 10] = [
     "later",
     "before that",
 ];
-
-/// Note types that index or navigate rather than explain.
-const HUB_TYPES: [&str; 1] = ["insight"];
 
 /// The kind an author wrote on a link, if any.
 pub(crate) fn written_kind<'a>(l: &LinkRef<'a>) -> Option<&'a str> {
@@ -115,34 +112,6 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
                     ),
                 ));
             }
-        }
-        if causal && HUB_TYPES.contains(&note.note_type.as_str()) {
-            out.push(v.finding(
-                l.note,
-                at,
-                "hub/causal-edge",
-                v.msg(
-                    format!(
-                        "eine Hub-Notiz ({}) sollte nicht kausal verknüpfen; besser related_to oder consists_of",
-                        note.note_type
-                    ),
-                    format!(
-                        "a hub note ({}) should not link causally; use related_to or consists_of",
-                        note.note_type
-                    ),
-                ),
-            ));
-        }
-        if note.note_type == "principle" && kind == "caused_by" {
-            out.push(v.finding(
-                l.note,
-                at,
-                "principle/caused-by",
-                v.msg(
-                    "Prinzipien nennen ihre Herkunft mit derived_from oder based_on, nicht caused_by".into(),
-                    "principles name their origin with derived_from or based_on, not caused_by".into(),
-                ),
-            ));
         }
         if causal {
             let line_no = note.parsed.lines.line(at);

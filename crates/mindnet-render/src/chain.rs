@@ -66,13 +66,13 @@ impl Diagram {
                 DiagramEdge {
                     from: n.path.clone(),
                     to: parent.to_string(),
-                    kind: "resulted_in".to_string(),
+                    kind: n.forward_kind.clone(),
                 }
             } else {
                 DiagramEdge {
                     from: parent.to_string(),
                     to: n.path.clone(),
-                    kind: n.kind.clone(),
+                    kind: n.forward_kind.clone(),
                 }
             };
             if !self.edges.contains(&edge) {

@@ -7,11 +7,13 @@ mod chain;
 mod lint;
 mod query;
 mod status;
+mod tune;
 
 pub use chain::{chain_mermaid, chain_tree};
 pub use lint::lint_text;
 pub use query::{ask_text, eval_text, mermaid, query_text};
 pub use status::{import_text, status_text};
+pub use tune::tune_text;
 
 /// Whitespace collapsed, cut to `max` characters with `…`.
 pub fn one_line(text: &str, max: usize) -> String {

@@ -314,7 +314,7 @@ pub fn eval_text(r: &EvalReport) -> String {
     for c in &r.chains {
         let _ = writeln!(
             out,
-            "causal chains ({}): {} questions, chain recall {:.3}, top path in gold order {:.3}, p50 {:.1} ms, p95 {:.1} ms",
+            "causal chains ({}): {} questions, chain recall {:.3}, top path in gold order {:.3}, anchored at the note asked about {:.3}{}, p50 {:.1} ms, p95 {:.1} ms",
             if c.traversal {
                 "traversal"
             } else {
@@ -323,9 +323,29 @@ pub fn eval_text(r: &EvalReport) -> String {
             c.questions,
             c.chain_recall,
             c.order_hit_rate,
+            c.anchored_rate,
+            c.branch_rate
+                .map(|b| format!(", all branches shown {b:.3}"))
+                .unwrap_or_default(),
             c.latency_ms.p50,
             c.latency_ms.p95
         );
+    }
+    if let Some(i) = &r.intent_accuracy {
+        let _ = writeln!(
+            out,
+            "intent: {} of {} as judged ({:.3})",
+            i.correct,
+            i.questions,
+            i.correct as f64 / i.questions.max(1) as f64
+        );
+        for m in &i.misses {
+            let _ = writeln!(
+                out,
+                "  judged {}, detected {}: {}",
+                m.judged, m.detected, m.question
+            );
+        }
     }
     let e = r.embedding_ms;
     let _ = writeln!(

@@ -47,10 +47,17 @@ pub struct Expansion {
     pub max_notes: usize,
     pub relevant: usize,
     /// B_edge and B_cent are divided by the note's degree to this power.
+    /// (Files written before it existed read as 0: no damping.)
+    #[serde(default)]
     pub hub_damping: f64,
     /// 0: the graph terms count fully for every note; 1: in proportion to
     /// the note's own S_sem.
+    #[serde(default)]
     pub gate: f64,
+    /// A note's total stays below this times the semantic term of the best
+    /// relevant note it is linked with (0: no limit).
+    #[serde(default)]
+    pub lift_limit: f64,
 }
 
 impl RetrieverConfig {

@@ -24,7 +24,7 @@ pub use explain::Lang;
 pub use pool::Pool;
 pub use rank::ranked_notes;
 
-use mindnet_core::EdgeVocabulary;
+use mindnet_core::{CausalTypes, EdgeVocabulary};
 use mindnet_embed::{EmbedError, Embedder};
 use mindnet_store::{Catalog, ChunkFilter, NoteState, Store, StoreError};
 use serde::{Deserialize, Serialize};
@@ -127,12 +127,19 @@ pub struct ScoreBreakdown {
     pub b_edge: f64,
     pub b_cent: f64,
     /// Hub damping: degree^(−hub_damping) of the note.
+    #[serde(default = "one")]
     pub hub: f64,
     /// G: how much the graph terms count for this note, by its own S_sem.
+    #[serde(default = "one")]
     pub gate: f64,
     pub w_sem: f64,
     pub w_edge: f64,
     pub w_cent: f64,
+}
+
+/// Breakdowns logged before `hub` and `gate` existed had neither: 1.
+fn one() -> f64 {
+    1.0
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -217,6 +224,8 @@ pub struct Retriever<'a> {
     store: &'a dyn Store,
     embedder: &'a dyn Embedder,
     vocab: &'a EdgeVocabulary,
+    /// What the note types mean for causality (`types.yaml`).
+    causal_types: &'a CausalTypes,
     config: &'a RetrieverConfig,
     engine: &'a causal::DecisionEngine,
     notes: &'a Catalog,
@@ -230,6 +239,7 @@ impl<'a> Retriever<'a> {
         store: &'a dyn Store,
         embedder: &'a dyn Embedder,
         vocab: &'a EdgeVocabulary,
+        causal_types: &'a CausalTypes,
         config: &'a RetrieverConfig,
         engine: &'a causal::DecisionEngine,
     ) -> Result<Self, RetrieveError> {
@@ -243,6 +253,7 @@ impl<'a> Retriever<'a> {
             store,
             embedder,
             vocab,
+            causal_types,
             config,
             engine,
             notes,

@@ -129,6 +129,33 @@ impl Logs {
         )
     }
 
+    /// Every logged search, oldest first (torn lines skipped).
+    pub fn searches(&self) -> Result<Vec<SearchRecord>, LogError> {
+        self.read_all(HISTORY)
+    }
+
+    /// Every feedback record, oldest first (torn lines skipped).
+    pub fn feedback(&self) -> Result<Vec<Feedback>, LogError> {
+        self.read_all(FEEDBACK)
+    }
+
+    fn read_all<T: serde::de::DeserializeOwned>(&self, file: &str) -> Result<Vec<T>, LogError> {
+        let path = self.path(file);
+        let f = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(&path)(e)),
+        };
+        let mut out = Vec::new();
+        for line in BufReader::new(f).lines() {
+            let line = line.map_err(io(&path))?;
+            if let Ok(r) = serde_json::from_str::<T>(&line) {
+                out.push(r);
+            }
+        }
+        Ok(out)
+    }
+
     /// The logged search with this id.
     pub fn find_search(&self, query_id: &str) -> Result<Option<SearchRecord>, LogError> {
         let path = self.path(HISTORY);

@@ -16,8 +16,12 @@
 //!   mentioned by hundreds, is linked to every question's hits and proves
 //!   nothing by it. B_edge saturates as 1 − e^(−H·sum).
 //! - G, the gate, is `(1 − gate) + gate · S_sem(note)`: an edge counts as
-//!   much as its note is itself about the query, so a link never lifts an
-//!   off-topic neighbour over a direct match.
+//!   much as its note is itself about the query.
+//! - The lift limit L (`expansion.lift_limit`, 0: none): the graph terms of
+//!   a note are cut so that its total stays below L times the semantic term
+//!   of the best relevant note it is linked with. With L = 1 a link lifts a
+//!   note up to the hit that vouches for it, never past it: the bridge to a
+//!   second hop joins the top hits, and the best direct match keeps rank 1.
 
 use crate::pool::Pool;
 use crate::{Mode, RetrieverConfig, ScoreBreakdown};
@@ -128,6 +132,16 @@ pub fn score(pool: &Pool, cfg: &RetrieverConfig, intent: &str, graph: bool) -> V
             b.gate = t.gate;
             b.edge_bonus = cfg.weights.edge * t.b_edge * t.gate;
             b.centrality = cfg.weights.centrality * t.b_cent * t.gate;
+            let limit = cfg.expansion.lift_limit;
+            let graph_terms = b.edge_bonus + b.centrality;
+            if limit > 0.0 && graph_terms > 0.0 {
+                // Just below the source: a tie would be broken by chunk id.
+                let room = (limit * t.source_semantic - b.semantic - 1e-9).max(0.0);
+                if graph_terms > room {
+                    b.edge_bonus *= room / graph_terms;
+                    b.centrality *= room / graph_terms;
+                }
+            }
             b.total = b.semantic + b.edge_bonus + b.centrality;
             s.from = t.from.clone();
             s.to = t.to.clone();
@@ -152,6 +166,8 @@ struct Terms {
     b_cent: f64,
     hub: f64,
     gate: f64,
+    /// The best semantic term among the relevant notes linked with it.
+    source_semantic: f64,
     from: Vec<LinkIn>,
     to: Vec<usize>,
 }
@@ -211,6 +227,10 @@ fn graph_terms(pool: &Pool, cfg: &RetrieverConfig, intent: &str, best: &[Best]) 
         t.hub = degree.powf(-x.hub_damping);
         t.b_edge = 1.0 - (-t.hub * sums[n]).exp();
         linked[n].remove(&n);
+        t.source_semantic = linked[n]
+            .iter()
+            .map(|&x| best[x].semantic)
+            .fold(0.0, f64::max);
         t.b_cent = t.hub * (linked[n].len() as f64 / others).min(1.0);
         t.gate = (1.0 - x.gate) + x.gate * best[n].s_sem;
         t.to.sort_unstable();

@@ -102,10 +102,12 @@ impl DecisionEngine {
             .expect("the fallback intent exists (checked on load)")
     }
 
-    pub fn edge_weight(&self, kind: &str) -> f64 {
-        self.traversal
-            .edge_weights
-            .get(kind)
+    /// The weight of a kind read along a path; a causal kind not listed
+    /// weighs the `causal` entry (a kind added to the vocabulary is walked).
+    pub fn edge_weight(&self, kind: &str, causal: bool) -> f64 {
+        let w = &self.traversal.edge_weights;
+        w.get(kind)
+            .or_else(|| causal.then(|| w.get(super::CAUSAL)).flatten())
             .copied()
             .unwrap_or(0.0)
     }

@@ -81,12 +81,24 @@ pub struct CausalAnswer {
     pub subgraph: Subgraph,
 }
 
+/// In `preferred_edges`: every causal kind of the edge vocabulary.
+pub const CAUSAL: &str = "causal";
+
+/// Which way a walk goes along causal edges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Toward {
+    Causes,
+    Effects,
+}
+
 /// One step as walked (from the walk's current note to the next).
 #[derive(Debug, Clone)]
 struct Walked {
     to: String,
     /// Kind as read from the current note.
     kind: String,
+    /// The same edge read from `to` back to the current note.
+    reverse: String,
     edge_id: String,
     source_chunk: String,
     provenance: &'static str,
@@ -120,26 +132,58 @@ impl Ord for Open {
 }
 
 impl Retriever<'_> {
-    /// Steps from `note` over `kinds` (as read from `note`).
-    fn causal_steps(&self, note: &str, kinds: &[String]) -> Result<Vec<Walked>, RetrieveError> {
+    /// Steps from `note` over `kinds` (as read from `note`), towards causes
+    /// or effects. A causal kind is read through the vocabulary (which end
+    /// is the cause), so a kind a user adds is walked like the built-in
+    /// ones, in the right direction, with or without an inverse; the kind
+    /// `causal` in `kinds` stands for every causal kind.
+    fn causal_steps(
+        &self,
+        note: &str,
+        kinds: &[String],
+        toward: Toward,
+    ) -> Result<Vec<Walked>, RetrieveError> {
         let engine = self.engine;
         let graph = self.store.graph()?;
+        let any_causal = kinds.iter().any(|k| k == CAUSAL);
         let mut out = Vec::new();
         for nb in graph.neighbors(note, self.vocab) {
-            if !nb.edge.resolved
-                || (nb.reversed && self.vocab.inverse(&nb.edge.kind).is_none())
-                || !kinds.iter().any(|k| k == nb.kind)
-            {
-                continue;
-            }
             let other = note_of(nb.node);
-            let Some(n) = self.note(other) else { continue };
-            if other == note {
+            if !nb.edge.resolved || other == note {
                 continue;
             }
+            let (kind, reverse) = match self.vocab.causal_reading(&nb.edge.kind) {
+                Some(r) => {
+                    // The edge as authored: `nb.edge.note_id` → target.
+                    let cause_is_other = r.cause_is_target != nb.reversed;
+                    if cause_is_other != (toward == Toward::Causes) {
+                        continue;
+                    }
+                    let (kind, reverse) = if cause_is_other {
+                        (r.backward, r.forward)
+                    } else {
+                        (r.forward, r.backward)
+                    };
+                    if !any_causal && !kinds.iter().any(|k| k == kind) {
+                        continue;
+                    }
+                    (kind, reverse)
+                }
+                None => {
+                    if (nb.reversed && self.vocab.inverse(&nb.edge.kind).is_none())
+                        || !kinds.iter().any(|k| k == nb.kind)
+                    {
+                        continue;
+                    }
+                    let reverse = self.vocab.inverse(nb.kind).unwrap_or(nb.kind);
+                    (nb.kind, reverse)
+                }
+            };
+            let Some(n) = self.note(other) else { continue };
             let type_weight = engine.type_weight(&n.note_type);
             let provenance = nb.edge.provenance.as_str();
-            let weight = engine.edge_weight(nb.kind)
+            let kind_weight = engine.edge_weight(kind, self.vocab.is_causal(&nb.edge.kind));
+            let weight = kind_weight
                 * engine.provenance_weight(provenance)
                 * nb.edge.confidence
                 * type_weight;
@@ -148,7 +192,8 @@ impl Retriever<'_> {
             }
             out.push(Walked {
                 to: other.to_string(),
-                kind: nb.kind.to_string(),
+                kind: kind.to_string(),
+                reverse: reverse.to_string(),
                 edge_id: nb.edge.edge_id.clone(),
                 source_chunk: nb.edge.source_id.clone(),
                 provenance,
@@ -164,6 +209,7 @@ impl Retriever<'_> {
         &self,
         start: &str,
         kinds: &[String],
+        toward: Toward,
         max_hops: usize,
     ) -> Result<Vec<Open>, RetrieveError> {
         let t = &self.engine.traversal;
@@ -196,7 +242,7 @@ impl Retriever<'_> {
             let on_path: HashSet<&str> = std::iter::once(open.start.as_str())
                 .chain(open.steps.iter().map(|s| s.to.as_str()))
                 .collect();
-            for step in self.causal_steps(&here, kinds)? {
+            for step in self.causal_steps(&here, kinds, toward)? {
                 if on_path.contains(step.to.as_str()) {
                     continue;
                 }
@@ -220,7 +266,7 @@ impl Retriever<'_> {
         let mut steps = Vec::new();
         let mut here = open.start.clone();
         for s in &open.steps {
-            let reverse = self.vocab.inverse(&s.kind).unwrap_or(&s.kind).to_string();
+            let reverse = s.reverse.clone();
             let (cause, effect, kind, inverse_kind) = if backward {
                 (s.to.clone(), here.clone(), reverse, s.kind.clone())
             } else {
@@ -272,7 +318,7 @@ impl Retriever<'_> {
             Direction::Both => rule
                 .preferred_edges
                 .iter()
-                .filter(|k| engine.traversal.backward_kinds.contains(k))
+                .filter(|k| *k == CAUSAL || engine.traversal.backward_kinds.contains(k))
                 .cloned()
                 .collect(),
         };
@@ -295,12 +341,12 @@ impl Retriever<'_> {
                 let back: Vec<Open> = if backward_kinds.is_empty() {
                     Vec::new()
                 } else {
-                    self.walk(seed, &backward_kinds, rule.max_hops)?
+                    self.walk(seed, &backward_kinds, Toward::Causes, rule.max_hops)?
                 };
                 let fwd: Vec<Open> = if forward_kinds.is_empty() {
                     Vec::new()
                 } else {
-                    self.walk(seed, &forward_kinds, rule.max_hops)?
+                    self.walk(seed, &forward_kinds, Toward::Effects, rule.max_hops)?
                 };
                 for o in &back {
                     let (n, s) = self.orient(o, true);
@@ -334,6 +380,23 @@ impl Retriever<'_> {
                 }
             }
         }
+        // A path inside a longer one from the same seed says less: keep the
+        // longest, so the merged paths show different branches, not one
+        // branch and its prefixes.
+        let contained = |small: &Candidate, big: &Candidate| {
+            small.2 == big.2
+                && small.0.len() < big.0.len()
+                && big
+                    .0
+                    .windows(small.0.len())
+                    .any(|w| w == small.0.as_slice())
+        };
+        let maximal: Vec<bool> = candidates
+            .iter()
+            .map(|c| !candidates.iter().any(|o| contained(c, o)))
+            .collect();
+        let mut keep = maximal.into_iter();
+        candidates.retain(|_| keep.next().unwrap_or(true));
         // Without traversal (or with nothing to follow): the seeds alone.
         if candidates.is_empty() {
             for seed in &seeds {
@@ -410,10 +473,14 @@ impl Retriever<'_> {
         let engine = self.engine;
         let r = engine.ranking;
         let rel_of = |n: &str| rel.get(n).copied().unwrap_or(0.0);
-        // Semantic: the best match on the path. A cause rarely sounds like
-        // the question about its effect (that is why it must be found by
-        // walking), so it must not pull the path down.
-        let semantic = notes.iter().map(|n| rel_of(n)).fold(rel_of(seed), f64::max);
+        // Semantic: how well the seed, the note the walk started from,
+        // matches. A path is about its seed: a why path ends there, a
+        // consequence path starts there. A cause rarely sounds like the
+        // question about its effect (that is why it must be found by
+        // walking), so the other notes must not pull the path down; nor may
+        // they lift it, or a path from a consequence of the note asked
+        // about, through that note to its causes, would outrank the answer.
+        let semantic = rel_of(seed);
         let types: Vec<String> = notes
             .iter()
             .map(|n| {
@@ -431,9 +498,11 @@ impl Retriever<'_> {
             let product: f64 = steps
                 .iter()
                 .map(|s| {
+                    let causal =
+                        self.vocab.is_causal(&s.kind) || self.vocab.is_causal(&s.inverse_kind);
                     let w = engine
-                        .edge_weight(&s.kind)
-                        .max(engine.edge_weight(&s.inverse_kind));
+                        .edge_weight(&s.kind, causal)
+                        .max(engine.edge_weight(&s.inverse_kind, causal));
                     w * engine.provenance_weight(&s.provenance)
                 })
                 .product();
@@ -441,23 +510,8 @@ impl Retriever<'_> {
             let causal = steps.iter().any(|s| self.vocab.is_causal(&s.kind));
             if causal { mean } else { 0.5 * mean }
         };
-        let core = {
-            // experience → decision → (state | strategy | principle), in order.
-            let e = types.iter().position(|t| t == "experience");
-            let d = e.and_then(|e| {
-                types
-                    .iter()
-                    .skip(e + 1)
-                    .position(|t| t == "decision")
-                    .map(|d| d + e + 1)
-            });
-            d.is_some_and(|d| {
-                types
-                    .iter()
-                    .skip(d + 1)
-                    .any(|t| matches!(t.as_str(), "state" | "strategy" | "principle"))
-            })
-        };
+        let type_names: Vec<&str> = types.iter().map(String::as_str).collect();
+        let core = self.causal_types.matches_shape(&type_names);
         let targets = types
             .iter()
             .filter(|t| rule.target_types.contains(t))

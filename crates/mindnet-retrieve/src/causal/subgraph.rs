@@ -1,8 +1,8 @@
 //! The Minimal Explanation Subgraph (CAU-5): the best paths merged into at
 //! most `max_nodes` notes. The best path is kept whole; of the rest, notes on
 //! several paths (bridges) and decision/principle/state notes (anchors) come
-//! first, and hub notes that only navigate (`insight`, or a type weight
-//! below 0.5) are dropped.
+//! first, and hub notes that only navigate (the `causal.hubs` of
+//! `types.yaml`, or a type weight below 0.5) are dropped.
 
 use super::CausalPath;
 use super::engine::SubgraphConfig;
@@ -18,7 +18,7 @@ pub struct SubgraphNode {
     pub note_type: String,
     /// On how many of the merged paths the note lies.
     pub paths: usize,
-    /// `anchor` (decision, principle, state), `bridge` (on several paths) or `node`.
+    /// `anchor` (an anchor type of `types.yaml`), `bridge` (on several paths) or `node`.
     pub role: String,
 }
 
@@ -36,10 +36,6 @@ pub struct SubgraphEdge {
 pub struct Subgraph {
     pub nodes: Vec<SubgraphNode>,
     pub edges: Vec<SubgraphEdge>,
-}
-
-fn is_anchor(t: &str) -> bool {
-    matches!(t, "decision" | "principle" | "state")
 }
 
 pub(super) fn merge(r: &Retriever<'_>, paths: &[CausalPath], cfg: &SubgraphConfig) -> Subgraph {
@@ -64,11 +60,11 @@ pub(super) fn merge(r: &Retriever<'_>, paths: &[CausalPath], cfg: &SubgraphConfi
         .enumerate()
         .filter(|(_, (id, _, _))| !keep.contains(id))
         .filter_map(|(i, (id, _, t))| {
-            let hub = *t == "insight" || r.engine.type_weight(t) < 0.5;
+            let hub = r.causal_types.is_hub(t) || r.engine.type_weight(t) < 0.5;
             if hub {
                 return None;
             }
-            let score = 2 * i32::from(count[id] > 1) + i32::from(is_anchor(t));
+            let score = 2 * i32::from(count[id] > 1) + i32::from(r.causal_types.is_anchor(t));
             Some((score, i, *id))
         })
         .collect();
@@ -91,7 +87,7 @@ pub(super) fn merge(r: &Retriever<'_>, paths: &[CausalPath], cfg: &SubgraphConfi
             paths: count[id],
             role: if count[id] > 1 {
                 "bridge"
-            } else if is_anchor(t) {
+            } else if r.causal_types.is_anchor(t) {
                 "anchor"
             } else {
                 "node"

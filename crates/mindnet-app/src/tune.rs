@@ -1,0 +1,694 @@
+//! `mindnet tune` (SPEC FB-3): learns the retriever's weights from judged
+//! question sets and from the feedback log, by coordinate ascent (Metzler &
+//! Croft 2007) over a grid per weight, with k-fold cross-validation and a
+//! pull toward the current weights.
+//!
+//! Every question is embedded and its pool gathered once (`Pool`); each
+//! trial then re-scores the pools in memory, so a few thousand trials over a
+//! few thousand questions take minutes, not hours. Only the weights of the
+//! score are tuned: the seed and expansion sizes decide what a pool holds.
+//!
+//! The objective weighs every set equally (a set of 1,190 questions must not
+//! drown one of 26): per set the mean of recall@5 and MRR, then the mean over
+//! sets. A proposal that helps one set and hurts another by more than
+//! `GUARD` on either metric is reported and never written, and a trial in
+//! which the graph scores below the same weights without it on any set
+//! (beyond `GUARD`) is penalised ("the graph never hurts").
+
+use crate::api::SyncRequest;
+use crate::eval::{EvalRequest, Question, note_name, read_questions};
+use crate::{AppError, OpenMode, Settings, SettingsInput, Workspace};
+use mindnet_index::Progress;
+use mindnet_retrieve::eval::{self, Scores};
+use mindnet_retrieve::log::Logs;
+use mindnet_retrieve::{Pool, Query, RetrieverConfig, ranked_notes, score};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// A change that lowers one set's recall@5 or MRR by more than this is refused.
+pub const GUARD: f64 = 0.01;
+/// The pull toward the current weights: objective points per grid step.
+const PULL: f64 = 0.0005;
+const MAX_ROUNDS: usize = 4;
+/// Objective points lost per point the graph falls behind (a constraint in
+/// all but name: a trial that hurts is never preferred).
+const DEFICIT: f64 = 10.0;
+/// A feedback rating of at least this marks a relevant note.
+const RELEVANT_RATING: u8 = 4;
+
+/// A judged question set: a questions file and its vault.
+#[derive(Debug, Clone)]
+pub struct JudgedSet {
+    pub name: String,
+    pub questions: PathBuf,
+    pub vault: PathBuf,
+    /// The field holding the question text.
+    pub field: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct TuneRequest {
+    pub sets: Vec<JudgedSet>,
+    /// Vaults whose search history and feedback log become sets of their own.
+    pub feedback: Vec<PathBuf>,
+    /// Where the sets' indexes live (one folder per set); a feedback vault
+    /// keeps its own index, where its logs are.
+    pub index_dir: PathBuf,
+    pub folds: usize,
+    /// The proposed `retriever.yaml`.
+    pub out: PathBuf,
+    /// Replace the active retriever file (`settings.files.retriever`).
+    pub write: bool,
+}
+
+/// One tunable weight: where it lives in `retriever.yaml`, and its grid.
+struct Param {
+    section: Option<&'static str>,
+    key: &'static str,
+    grid: &'static [f64],
+    get: fn(&RetrieverConfig) -> f64,
+    set: fn(&mut RetrieverConfig, f64),
+}
+
+const PARAMS: &[Param] = &[
+    Param {
+        section: Some("weights"),
+        key: "edge",
+        grid: &[0.0, 0.1, 0.2, 0.35, 0.5, 0.7, 1.0, 1.5],
+        get: |c| c.weights.edge,
+        set: |c, v| c.weights.edge = v,
+    },
+    Param {
+        section: Some("weights"),
+        key: "centrality",
+        grid: &[0.0, 0.1, 0.25, 0.5, 0.75, 1.0],
+        get: |c| c.weights.centrality,
+        set: |c, v| c.weights.centrality = v,
+    },
+    Param {
+        section: None,
+        key: "lexical_share",
+        grid: &[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7],
+        get: |c| c.lexical_share,
+        set: |c, v| c.lexical_share = v,
+    },
+    Param {
+        section: Some("expansion"),
+        key: "relevant",
+        grid: &[2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0],
+        get: |c| c.expansion.relevant as f64,
+        set: |c, v| c.expansion.relevant = v.round().max(1.0) as usize,
+    },
+    Param {
+        section: Some("expansion"),
+        key: "hub_damping",
+        grid: &[0.0, 0.25, 0.5, 0.75, 1.0],
+        get: |c| c.expansion.hub_damping,
+        set: |c, v| c.expansion.hub_damping = v,
+    },
+    Param {
+        section: Some("expansion"),
+        key: "gate",
+        grid: &[0.0, 0.25, 0.5, 0.75, 1.0],
+        get: |c| c.expansion.gate,
+        set: |c, v| c.expansion.gate = v,
+    },
+    Param {
+        section: Some("expansion"),
+        key: "lift_limit",
+        grid: &[0.0, 0.9, 0.95, 1.0, 1.05, 1.1, 1.25],
+        get: |c| c.expansion.lift_limit,
+        set: |c, v| c.expansion.lift_limit = v,
+    },
+];
+
+/// One question, ready to be re-scored.
+struct Item {
+    set: usize,
+    fold: usize,
+    intent: String,
+    pool: Pool,
+    /// Note ids of the relevant notes.
+    gold: Vec<String>,
+}
+
+/// recall@5 and MRR of one set under one configuration.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct SetScore {
+    pub recall_5: f64,
+    pub mrr: f64,
+}
+
+impl SetScore {
+    fn objective(&self) -> f64 {
+        (self.recall_5 + self.mrr) / 2.0
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SetReport {
+    pub name: String,
+    pub questions: usize,
+    pub no_graph: SetScore,
+    pub before: SetScore,
+    pub after: SetScore,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FoldReport {
+    pub fold: usize,
+    /// Objective (mean over sets of (recall@5 + MRR) / 2).
+    pub train_before: f64,
+    pub train_after: f64,
+    pub held_out_before: f64,
+    pub held_out_after: f64,
+    /// The weights learned on the other folds.
+    pub weights: BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TuneReport {
+    pub sets: Vec<SetReport>,
+    pub folds: Vec<FoldReport>,
+    /// Mean over the folds.
+    pub held_out_before: f64,
+    pub held_out_after: f64,
+    pub before: BTreeMap<String, f64>,
+    pub after: BTreeMap<String, f64>,
+    /// Why the proposal was not written (a set it hurts).
+    pub refused: Option<String>,
+    pub proposal: PathBuf,
+    pub written: Option<PathBuf>,
+    pub trials: usize,
+}
+
+fn weights(c: &RetrieverConfig) -> BTreeMap<String, f64> {
+    PARAMS.iter().map(|p| (name(p), (p.get)(c))).collect()
+}
+
+fn name(p: &Param) -> String {
+    match p.section {
+        Some(s) => format!("{s}.{}", p.key),
+        None => p.key.to_string(),
+    }
+}
+
+/// The scores per set of the items that pass `keep`.
+fn evaluate(
+    items: &[Item],
+    sets: usize,
+    cfg: &RetrieverConfig,
+    graph: bool,
+    keep: &(dyn Fn(&Item) -> bool + Sync),
+) -> Vec<SetScore> {
+    let score_of = |it: &Item| -> Scores {
+        let scored = score::score(&it.pool, cfg, &it.intent, graph);
+        eval::score(&ranked_notes(&it.pool, &scored), &it.gold)
+    };
+    // Two halves on two threads: the machines mindnet runs on have cores.
+    let picked: Vec<&Item> = items.iter().filter(|it| keep(it)).collect();
+    let half = picked.len().div_ceil(2);
+    let results: Vec<(usize, Scores)> = std::thread::scope(|s| {
+        let parts: Vec<_> = picked
+            .chunks(half.max(1))
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|it| (it.set, score_of(it)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    let mut sums = vec![(0usize, SetScore::default()); sets];
+    for (set, s) in results {
+        let e = &mut sums[set];
+        e.0 += 1;
+        e.1.recall_5 += s.recall_5;
+        e.1.mrr += s.mrr;
+    }
+    sums.into_iter()
+        .map(|(n, s)| {
+            let n = n.max(1) as f64;
+            SetScore {
+                recall_5: s.recall_5 / n,
+                mrr: s.mrr / n,
+            }
+        })
+        .collect()
+}
+
+fn objective(scores: &[SetScore]) -> f64 {
+    scores.iter().map(SetScore::objective).sum::<f64>() / scores.len().max(1) as f64
+}
+
+/// How far the graph falls behind the same weights without it, summed over
+/// the sets and both metrics, beyond `GUARD` ("the graph never hurts").
+fn graph_deficit(with: &[SetScore], without: &[SetScore]) -> f64 {
+    with.iter()
+        .zip(without)
+        .map(|(g, n)| (n.recall_5 - GUARD - g.recall_5).max(0.0) + (n.mrr - GUARD - g.mrr).max(0.0))
+        .sum()
+}
+
+/// Grid steps between two values of a parameter (for the pull).
+fn steps(p: &Param, a: f64, b: f64) -> f64 {
+    let index = |v: f64| {
+        p.grid
+            .iter()
+            .enumerate()
+            .min_by(|x, y| (x.1 - v).abs().total_cmp(&(y.1 - v).abs()))
+            .map_or(0, |(i, _)| i) as f64
+    };
+    (index(a) - index(b)).abs()
+}
+
+/// Coordinate ascent from `start` on the items that pass `keep`.
+fn ascend(
+    items: &[Item],
+    sets: usize,
+    start: &RetrieverConfig,
+    keep: &(dyn Fn(&Item) -> bool + Sync),
+    trials: &mut usize,
+) -> RetrieverConfig {
+    let pulled = |c: &RetrieverConfig, trials: &mut usize| {
+        *trials += 1;
+        let penalty: f64 = PARAMS
+            .iter()
+            .map(|p| steps(p, (p.get)(c), (p.get)(start)))
+            .sum::<f64>()
+            * PULL;
+        let with = evaluate(items, sets, c, true, keep);
+        let without = evaluate(items, sets, c, false, keep);
+        objective(&with) - penalty - DEFICIT * graph_deficit(&with, &without)
+    };
+    let mut best = start.clone();
+    let mut best_value = pulled(&best, trials);
+    for _ in 0..MAX_ROUNDS {
+        let mut moved = false;
+        for p in PARAMS {
+            for &v in p.grid {
+                if (p.get)(&best) == v {
+                    continue;
+                }
+                let mut trial = best.clone();
+                (p.set)(&mut trial, v);
+                let value = pulled(&trial, trials);
+                if value > best_value + 1e-12 {
+                    best = trial;
+                    best_value = value;
+                    moved = true;
+                }
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    best
+}
+
+/// The gold note ids of a question, by note name (file name without `.md`).
+fn gold_ids(names: &HashMap<String, Vec<String>>, gold: &[String]) -> Vec<String> {
+    gold.iter()
+        .flat_map(|g| names.get(g).cloned().unwrap_or_default())
+        .collect()
+}
+
+/// Embeds each question and gathers its pool.
+fn gather(
+    ws: &Workspace,
+    set: usize,
+    folds: usize,
+    questions: &[(String, Vec<String>)],
+    items: &mut Vec<Item>,
+) -> Result<(), AppError> {
+    for (i, (text, gold)) in questions.iter().enumerate() {
+        let vector = ws.embedder().embed_query(text)?;
+        let mut q = Query::new(text.clone());
+        q.group_by_note = true;
+        let intent = mindnet_retrieve::intent::detect(ws.engine(), text);
+        q.intent = Some(intent.clone());
+        let pool = ws.pool(&q, &vector)?;
+        items.push(Item {
+            set,
+            fold: i % folds,
+            intent,
+            pool,
+            gold: gold.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// The index folder of a vault under `index_dir`: its name plus a digest of
+/// its full path (two sets of one vault share an index; two vaults named
+/// `vault` do not).
+fn index_name(vault: &Path) -> String {
+    let full = std::fs::canonicalize(vault).unwrap_or_else(|_| vault.to_path_buf());
+    let name = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default()
+    };
+    let mut base = name(&full);
+    if base == "vault"
+        && let Some(parent) = full.parent()
+    {
+        base = name(parent);
+    }
+    let digest = mindnet_core::ids::note_id_for_path(&full.to_string_lossy());
+    format!("{base}-{}", &digest[..8])
+}
+
+fn open_synced(settings: Settings, progress: &dyn Progress) -> Result<Workspace, AppError> {
+    let ws = Workspace::open(settings, OpenMode::CreateIfMissing)?;
+    ws.sync(&SyncRequest::default(), progress)?;
+    Ok(ws)
+}
+
+/// Note name → note ids, from the workspace's catalog.
+fn names_of(ws: &Workspace) -> Result<HashMap<String, Vec<String>>, AppError> {
+    let store = ws.read();
+    let mut names: HashMap<String, Vec<String>> = HashMap::new();
+    for n in mindnet_store::Store::catalog(&*store)?.iter() {
+        names
+            .entry(note_name(&n.path))
+            .or_default()
+            .push(n.note_id.clone());
+    }
+    Ok(names)
+}
+
+/// The rated searches of a vault's logs as questions: the notes rated
+/// `RELEVANT_RATING` or better are the gold (a rating of a chunk rates its
+/// note; the last rating of a note counts).
+fn feedback_questions(ws: &Workspace) -> Result<Vec<(String, Vec<String>)>, AppError> {
+    let logs = Logs::new(&ws.settings().data);
+    let searches = logs.searches()?;
+    let mut ratings: HashMap<&str, BTreeMap<String, u8>> = HashMap::new();
+    let feedback = logs.feedback()?;
+    for f in &feedback {
+        if f.node_id == mindnet_retrieve::log::GENERATED_ANSWER {
+            continue;
+        }
+        let note = mindnet_core::ids::note_of(&f.node_id).to_string();
+        ratings
+            .entry(f.query_id.as_str())
+            .or_default()
+            .insert(note, f.score);
+    }
+    let mut out = Vec::new();
+    for s in &searches {
+        let Some(r) = ratings.get(s.query_id.as_str()) else {
+            continue;
+        };
+        let gold: Vec<String> = r
+            .iter()
+            .filter(|(_, score)| **score >= RELEVANT_RATING)
+            .map(|(n, _)| n.clone())
+            .collect();
+        if !gold.is_empty() {
+            out.push((s.query_text.clone(), gold));
+        }
+    }
+    Ok(out)
+}
+
+/// Runs the tuning; `say` hears about the progress.
+pub fn tune(
+    settings: &Settings,
+    req: &TuneRequest,
+    progress: &dyn Progress,
+    say: &dyn Fn(&str),
+) -> Result<TuneReport, AppError> {
+    if req.sets.is_empty() && req.feedback.is_empty() {
+        return Err(AppError::bad_request(
+            "nothing to tune on: give judged sets or --feedback vaults",
+        ));
+    }
+    let folds = req.folds.max(2);
+    let current = settings.load_retriever()?;
+    let mut names: Vec<String> = Vec::new();
+    let mut items: Vec<Item> = Vec::new();
+    let with_vault = |vault: &Path, data: PathBuf| {
+        Settings::resolve(SettingsInput {
+            vault: Some(vault.to_path_buf()),
+            data: Some(data),
+            embedder: settings.embedder.clone(),
+            files: settings.files.clone(),
+            lang: Some(settings.lang.clone()),
+            max_note_mb: Some(settings.max_note_bytes / (1024 * 1024)),
+        })
+    };
+    for set in &req.sets {
+        let s = with_vault(&set.vault, req.index_dir.join(index_name(&set.vault)));
+        let ws = open_synced(s, progress)?;
+        let by_name = names_of(&ws)?;
+        let questions: Vec<(String, Vec<String>)> = read_questions(&EvalRequest {
+            questions: set.questions.clone(),
+            field: set.field.clone(),
+            mode: crate::api::Mode::Hybrid,
+            limit: None,
+        })?
+        .into_iter()
+        .map(|Question { text, gold, .. }| (text, gold_ids(&by_name, &gold)))
+        .filter(|(_, gold)| !gold.is_empty())
+        .collect();
+        say(&format!(
+            "{}: {} questions, {}",
+            set.name,
+            questions.len(),
+            set.questions.display()
+        ));
+        gather(&ws, names.len(), folds, &questions, &mut items)?;
+        names.push(set.name.clone());
+        ws.shut_down();
+    }
+    for vault in &req.feedback {
+        let s = with_vault(vault, vault.join(".mindnet"));
+        let ws = open_synced(s, progress)?;
+        let questions = feedback_questions(&ws)?;
+        let name = format!("feedback:{}", vault.display());
+        say(&format!("{name}: {} rated searches", questions.len()));
+        if questions.is_empty() {
+            return Err(AppError::bad_request(format!(
+                "{}: no rated searches in its feedback log (rate hits with `mindnet feedback`)",
+                vault.display()
+            )));
+        }
+        gather(&ws, names.len(), folds, &questions, &mut items)?;
+        names.push(name);
+        ws.shut_down();
+    }
+    let sets = names.len();
+    let mut trials = 0;
+
+    let mut fold_reports = Vec::new();
+    for fold in 0..folds {
+        let train = move |it: &Item| it.fold != fold;
+        let held = move |it: &Item| it.fold == fold;
+        let learned = ascend(&items, sets, &current, &train, &mut trials);
+        let at = |c: &RetrieverConfig, keep: &(dyn Fn(&Item) -> bool + Sync)| {
+            objective(&evaluate(&items, sets, c, true, keep))
+        };
+        let report = FoldReport {
+            fold,
+            train_before: at(&current, &train),
+            train_after: at(&learned, &train),
+            held_out_before: at(&current, &held),
+            held_out_after: at(&learned, &held),
+            weights: weights(&learned),
+        };
+        say(&format!(
+            "fold {}/{folds}: held-out {:.4} → {:.4} (train {:.4} → {:.4})",
+            fold + 1,
+            report.held_out_before,
+            report.held_out_after,
+            report.train_before,
+            report.train_after
+        ));
+        fold_reports.push(report);
+    }
+    let all = |_: &Item| true;
+    let proposed = ascend(&items, sets, &current, &all, &mut trials);
+    let no_graph = evaluate(&items, sets, &current, false, &all);
+    let before = evaluate(&items, sets, &current, true, &all);
+    let after = evaluate(&items, sets, &proposed, true, &all);
+    let set_reports: Vec<SetReport> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| SetReport {
+            name: name.clone(),
+            questions: items.iter().filter(|it| it.set == i).count(),
+            no_graph: no_graph[i],
+            before: before[i],
+            after: after[i],
+        })
+        .collect();
+    let refused = set_reports.iter().find_map(|s| {
+        let r5 = s.after.recall_5 - s.before.recall_5;
+        let mrr = s.after.mrr - s.before.mrr;
+        (r5 < -GUARD || mrr < -GUARD).then(|| {
+            format!(
+                "it hurts {}: recall@5 {:+.3}, MRR {:+.3} (more than {GUARD} is refused)",
+                s.name, r5, mrr
+            )
+        })
+    });
+
+    let base_text = match &settings.files.retriever {
+        Some(p) => std::fs::read_to_string(p)
+            .map_err(|e| AppError::bad_request(format!("{}: {e}", p.display())))?,
+        None => mindnet_retrieve::config::DEFAULT_YAML.to_string(),
+    };
+    let text = rewrite(&base_text, &proposed);
+    // The proposal must read back as exactly what was learned.
+    let check = RetrieverConfig::from_yaml(&req.out, &text)?;
+    if weights(&check) != weights(&proposed) {
+        return Err(AppError::internal(
+            "the proposed retriever.yaml does not read back as the learned weights",
+        ));
+    }
+    write_file(&req.out, &text)?;
+    let written = if req.write && refused.is_none() {
+        let Some(active) = &settings.files.retriever else {
+            return Err(AppError::bad_request(
+                "--write replaces the active retriever file, and the built-in one is in use; \
+                 give it with --retriever FILE (or MINDNET_RETRIEVER_FILE)",
+            ));
+        };
+        write_file(active, &text)?;
+        Some(active.clone())
+    } else {
+        None
+    };
+    let mean = |f: fn(&FoldReport) -> f64| {
+        fold_reports.iter().map(f).sum::<f64>() / fold_reports.len().max(1) as f64
+    };
+    Ok(TuneReport {
+        held_out_before: mean(|f| f.held_out_before),
+        held_out_after: mean(|f| f.held_out_after),
+        sets: set_reports,
+        folds: fold_reports,
+        before: weights(&current),
+        after: weights(&proposed),
+        refused,
+        proposal: req.out.clone(),
+        written,
+        trials,
+    })
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), AppError> {
+    std::fs::write(path, text)
+        .map_err(|e| AppError::bad_request(format!("writing {}: {e}", path.display())))
+}
+
+/// The formatted value of a parameter in YAML.
+fn yaml_value(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e9 {
+        format!("{v:.1}")
+    } else {
+        format!("{}", (v * 1e6).round() / 1e6)
+    }
+}
+
+/// `text` with each tuned value replaced in place, comments and layout
+/// kept. A key missing from the text is appended to its section (or the
+/// end), so an older file gains the new weights.
+fn rewrite(text: &str, c: &RetrieverConfig) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for p in PARAMS {
+        let value = (p.get)(c);
+        let value = if p.key == "relevant" {
+            format!("{}", value as usize)
+        } else {
+            yaml_value(value)
+        };
+        let indent = if p.section.is_some() { "  " } else { "" };
+        let prefix = format!("{indent}{}:", p.key);
+        let mut section: Option<String> = None;
+        let mut found = false;
+        // The last line inside the parameter's section.
+        let mut last_in_section: Option<usize> = None;
+        for (i, line) in lines.iter_mut().enumerate() {
+            let top = !line.starts_with([' ', '#']) && !line.trim().is_empty();
+            if top {
+                section = line.strip_suffix(':').map(str::to_string);
+            }
+            let in_section = match p.section {
+                Some(s) => section.as_deref() == Some(s) && line.starts_with("  "),
+                None => top,
+            };
+            if in_section {
+                last_in_section = Some(i);
+            }
+            if in_section && line.starts_with(&prefix) {
+                let rest = &line[prefix.len()..];
+                let comment = rest.find('#').map(|at| {
+                    let pad = rest[..at].len().saturating_sub(value.len() + 1).max(1);
+                    format!("{}{}", " ".repeat(pad), &rest[at..])
+                });
+                *line = format!("{prefix} {value}{}", comment.unwrap_or_default());
+                found = true;
+                break;
+            }
+        }
+        if !found {
+            let new = format!("{prefix} {value}");
+            match (p.section, last_in_section) {
+                (Some(_), Some(at)) => lines.insert(at + 1, new),
+                (Some(s), None) => {
+                    lines.push(format!("{s}:"));
+                    lines.push(new);
+                }
+                (None, _) => lines.push(new),
+            }
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rewriting_keeps_comments_and_reads_back() {
+        let mut c = RetrieverConfig::builtin();
+        c.weights.edge = 0.35;
+        c.lexical_share = 0.5;
+        c.expansion.relevant = 7;
+        c.expansion.gate = 1.0;
+        let text = rewrite(mindnet_retrieve::config::DEFAULT_YAML, &c);
+        let back = RetrieverConfig::from_yaml(Path::new("t.yaml"), &text).unwrap();
+        assert_eq!(weights(&back), weights(&c));
+        assert!(text.contains("  edge: 0.35"), "{text}");
+        assert!(text.contains("# W_edge"), "{text}");
+        assert_eq!(
+            text.lines().count(),
+            mindnet_retrieve::config::DEFAULT_YAML.lines().count()
+        );
+    }
+
+    #[test]
+    fn a_missing_key_is_added_to_its_section() {
+        let old = mindnet_retrieve::config::DEFAULT_YAML
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("gate:"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut c = RetrieverConfig::builtin();
+        c.expansion.gate = 0.75;
+        let back = RetrieverConfig::from_yaml(Path::new("t.yaml"), &rewrite(&old, &c)).unwrap();
+        assert_eq!(back.expansion.gate, 0.75);
+    }
+}
