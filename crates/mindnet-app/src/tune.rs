@@ -31,6 +31,10 @@ pub const GUARD: f64 = 0.01;
 /// The pull toward the current weights: objective points per grid step.
 const PULL: f64 = 0.0005;
 const MAX_ROUNDS: usize = 4;
+const RESTARTS: usize = 4;
+/// The held-out gain a change needs to be proposed.
+const CONFIRM: f64 = 0.001;
+const RESTART_SEED: u64 = 12;
 /// Objective points lost per point the graph falls behind (a constraint in
 /// all but name: a trial that hurts is never preferred).
 const DEFICIT: f64 = 10.0;
@@ -174,6 +178,9 @@ pub struct TuneReport {
     /// Mean over the folds.
     pub held_out_before: f64,
     pub held_out_after: f64,
+    /// The held-out folds gained (by more than 0.001): only then is a
+    /// change proposed.
+    pub confirmed: bool,
     pub before: BTreeMap<String, f64>,
     pub after: BTreeMap<String, f64>,
     /// Why the proposal was not written (a set it hurts).
@@ -268,14 +275,46 @@ fn steps(p: &Param, a: f64, b: f64) -> f64 {
     (index(a) - index(b)).abs()
 }
 
-/// Coordinate ascent from `start` on the items that pass `keep`.
+/// Coordinate ascent from the current weights and from `RESTARTS` seeded
+/// random points of the grid (one start alone gets stuck where a weight
+/// only helps together with another, such as the edge weight and the lift
+/// limit); the best end wins, all pulled toward the current weights.
 fn ascend(
     items: &[Item],
     sets: usize,
-    start: &RetrieverConfig,
+    current: &RetrieverConfig,
     keep: &(dyn Fn(&Item) -> bool + Sync),
     trials: &mut usize,
 ) -> RetrieverConfig {
+    let mut rng = mindnet_core::rng::Rng::new(RESTART_SEED);
+    let mut starts = vec![current.clone()];
+    for _ in 0..RESTARTS {
+        let mut c = current.clone();
+        for p in PARAMS {
+            (p.set)(&mut c, *rng.pick(p.grid));
+        }
+        starts.push(c);
+    }
+    let mut best: Option<(f64, RetrieverConfig)> = None;
+    for start in &starts {
+        let (value, end) = ascend_from(items, sets, current, start, keep, trials);
+        if best.as_ref().is_none_or(|(v, _)| value > *v + 1e-12) {
+            best = Some((value, end));
+        }
+    }
+    best.map_or_else(|| current.clone(), |(_, c)| c)
+}
+
+/// Coordinate ascent from `from` on the items that pass `keep`, pulled
+/// toward `current`; the end and its objective.
+fn ascend_from(
+    items: &[Item],
+    sets: usize,
+    start: &RetrieverConfig,
+    from: &RetrieverConfig,
+    keep: &(dyn Fn(&Item) -> bool + Sync),
+    trials: &mut usize,
+) -> (f64, RetrieverConfig) {
     let pulled = |c: &RetrieverConfig, trials: &mut usize| {
         *trials += 1;
         let penalty: f64 = PARAMS
@@ -287,7 +326,7 @@ fn ascend(
         let without = evaluate(items, sets, c, false, keep);
         objective(&with) - penalty - DEFICIT * graph_deficit(&with, &without)
     };
-    let mut best = start.clone();
+    let mut best = from.clone();
     let mut best_value = pulled(&best, trials);
     for _ in 0..MAX_ROUNDS {
         let mut moved = false;
@@ -310,7 +349,7 @@ fn ascend(
             break;
         }
     }
-    best
+    (best_value, best)
 }
 
 /// The gold note ids of a question, by note name (file name without `.md`).
@@ -515,8 +554,23 @@ pub fn tune(
         ));
         fold_reports.push(report);
     }
+    let mean = |f: fn(&FoldReport) -> f64| {
+        fold_reports.iter().map(f).sum::<f64>() / fold_reports.len().max(1) as f64
+    };
+    let (held_out_before, held_out_after) =
+        (mean(|f| f.held_out_before), mean(|f| f.held_out_after));
     let all = |_: &Item| true;
-    let proposed = ascend(&items, sets, &current, &all, &mut trials);
+    // Only a change the held-out folds confirm is proposed: a gain on the
+    // training data alone is noise fitted.
+    let confirmed = held_out_after > held_out_before + CONFIRM;
+    let proposed = if confirmed {
+        ascend(&items, sets, &current, &all, &mut trials)
+    } else {
+        say(&format!(
+            "no change: the held-out folds do not confirm one ({held_out_before:.4} → {held_out_after:.4})"
+        ));
+        current.clone()
+    };
     let no_graph = evaluate(&items, sets, &current, false, &all);
     let before = evaluate(&items, sets, &current, true, &all);
     let after = evaluate(&items, sets, &proposed, true, &all);
@@ -531,16 +585,7 @@ pub fn tune(
             after: after[i],
         })
         .collect();
-    let refused = set_reports.iter().find_map(|s| {
-        let r5 = s.after.recall_5 - s.before.recall_5;
-        let mrr = s.after.mrr - s.before.mrr;
-        (r5 < -GUARD || mrr < -GUARD).then(|| {
-            format!(
-                "it hurts {}: recall@5 {:+.3}, MRR {:+.3} (more than {GUARD} is refused)",
-                s.name, r5, mrr
-            )
-        })
-    });
+    let refused = refusal(&set_reports);
 
     let base_text = match &settings.files.retriever {
         Some(p) => std::fs::read_to_string(p)
@@ -568,12 +613,10 @@ pub fn tune(
     } else {
         None
     };
-    let mean = |f: fn(&FoldReport) -> f64| {
-        fold_reports.iter().map(f).sum::<f64>() / fold_reports.len().max(1) as f64
-    };
     Ok(TuneReport {
-        held_out_before: mean(|f| f.held_out_before),
-        held_out_after: mean(|f| f.held_out_after),
+        held_out_before,
+        held_out_after,
+        confirmed,
         sets: set_reports,
         folds: fold_reports,
         before: weights(&current),
@@ -582,6 +625,21 @@ pub fn tune(
         proposal: req.out.clone(),
         written,
         trials,
+    })
+}
+
+/// Why a proposal must not be written: a set whose recall@5 or MRR it
+/// lowers by more than `GUARD`.
+fn refusal(sets: &[SetReport]) -> Option<String> {
+    sets.iter().find_map(|s| {
+        let r5 = s.after.recall_5 - s.before.recall_5;
+        let mrr = s.after.mrr - s.before.mrr;
+        (r5 < -GUARD || mrr < -GUARD).then(|| {
+            format!(
+                "it hurts {}: recall@5 {:+.3}, MRR {:+.3} (more than {GUARD} is refused)",
+                s.name, r5, mrr
+            )
+        })
     })
 }
 
@@ -676,6 +734,27 @@ mod tests {
         assert_eq!(
             text.lines().count(),
             mindnet_retrieve::config::DEFAULT_YAML.lines().count()
+        );
+    }
+
+    #[test]
+    fn a_change_that_hurts_one_set_is_refused() {
+        let score = |recall_5, mrr| SetScore { recall_5, mrr };
+        let set = |name: &str, before: SetScore, after: SetScore| SetReport {
+            name: name.into(),
+            questions: 10,
+            no_graph: before,
+            before,
+            after,
+        };
+        let helps = set("a", score(0.80, 0.80), score(0.90, 0.85));
+        let slight = set("b", score(0.80, 0.80), score(0.795, 0.80));
+        assert_eq!(refusal(&[helps.clone(), slight]), None);
+        let hurts = set("c", score(0.80, 0.80), score(0.80, 0.78));
+        let why = refusal(&[helps, hurts]).unwrap();
+        assert!(
+            why.contains("hurts c") && why.contains("MRR -0.020"),
+            "{why}"
         );
     }
 

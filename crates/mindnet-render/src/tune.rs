@@ -45,6 +45,12 @@ pub fn tune_text(r: &TuneReport) -> String {
         r.held_out_after,
         r.held_out_after - r.held_out_before
     );
+    if !r.confirmed {
+        let _ = writeln!(
+            out,
+            "no change proposed: the held-out folds do not confirm a gain\n"
+        );
+    }
     let _ = writeln!(out, "{:<24} {:>8} {:>8}", "weight", "before", "after");
     for (name, before) in &r.before {
         let after = r.after.get(name).copied().unwrap_or(*before);

@@ -238,3 +238,136 @@ fn graph_terms(pool: &Pool, cfg: &RetrieverConfig, intent: &str, best: &[Best]) 
     }
     terms
 }
+
+#[cfg(test)]
+mod tests {
+    //! The formula on hand-built pools: no store, no model, microseconds.
+    use super::*;
+    use crate::pool::{PoolChunk, PoolEdge, PoolNote};
+    use mindnet_core::Status;
+
+    fn note(id: &str, degree: usize) -> PoolNote {
+        PoolNote {
+            note_id: id.to_string(),
+            w_type: 1.0,
+            status: Status::Active,
+            degree,
+        }
+    }
+
+    fn chunk(note: usize, cosine: f64, bm25: f64, seed: bool) -> PoolChunk {
+        PoolChunk {
+            chunk_id: format!("n{note}#c00"),
+            note,
+            cosine,
+            bm25,
+            seed,
+        }
+    }
+
+    fn link(source: usize, target: usize) -> PoolEdge {
+        PoolEdge {
+            source,
+            target,
+            kind: "references".to_string(),
+            inverse: None,
+            confidence: 1.0,
+            provenance: "explicit",
+        }
+    }
+
+    /// A top hit (0) that mentions a weaker note (1), a hub (2) mentioned by
+    /// every seed, and an unlinked seed (3).
+    fn pool() -> Pool {
+        Pool {
+            mode: Mode::Hybrid,
+            chunks: vec![
+                chunk(0, 0.90, 10.0, true),
+                chunk(1, 0.80, 2.0, false),
+                chunk(2, 0.78, 0.0, true),
+                chunk(3, 0.84, 5.0, true),
+            ],
+            notes: vec![
+                note("top", 3),
+                note("bridge", 1),
+                note("hub", 400),
+                note("other", 1),
+            ],
+            edges: vec![link(0, 1), link(0, 2), link(3, 2)],
+        }
+    }
+
+    /// Every graph weight set here, whatever the defaults are.
+    fn base() -> RetrieverConfig {
+        let mut c = RetrieverConfig::builtin();
+        c.weights.semantic = 1.0;
+        c.weights.edge = 0.7;
+        c.weights.centrality = 0.5;
+        c.lexical_share = 0.3;
+        c.expansion.relevant = 10;
+        c.expansion.hub_damping = 0.0;
+        c.expansion.gate = 0.0;
+        c.expansion.lift_limit = 0.0;
+        c
+    }
+
+    fn order(p: &Pool, cfg: &RetrieverConfig) -> Vec<String> {
+        crate::ranked_notes(p, &score(p, cfg, "fact", true))
+    }
+
+    #[test]
+    fn the_terms_add_up_and_graph_off_scores_the_seeds_alone() {
+        let p = pool();
+        let cfg = base();
+        for s in score(&p, &cfg, "fact", true) {
+            let b = &s.breakdown;
+            assert!((b.semantic + b.edge_bonus + b.centrality - b.total).abs() < 1e-12);
+        }
+        let off = score(&p, &cfg, "fact", false);
+        assert_eq!(off.len(), 3, "the expanded chunk is not a candidate");
+        assert!(off.iter().all(|s| s.breakdown.edge_bonus == 0.0));
+    }
+
+    #[test]
+    fn without_a_limit_a_neighbour_overtakes_the_hit_that_links_it() {
+        let p = pool();
+        let mut cfg = base();
+        cfg.weights.edge = 1.5;
+        cfg.weights.centrality = 0.0;
+        cfg.expansion.lift_limit = 0.0;
+        let ranked = order(&p, &cfg);
+        assert_ne!(ranked[0], "top", "{ranked:?}");
+        // With the limit a link lifts a note up to its source, never past:
+        // the top hit keeps rank 1, its neighbours follow it.
+        cfg.expansion.lift_limit = 1.0;
+        let ranked = order(&p, &cfg);
+        assert_eq!(ranked[0], "top");
+        assert!(ranked[1..3].contains(&"bridge".to_string()), "{ranked:?}");
+        assert_eq!(ranked[3], "other", "{ranked:?}");
+    }
+
+    #[test]
+    fn hub_damping_keeps_a_much_linked_note_down() {
+        let p = pool();
+        let mut cfg = base();
+        cfg.weights.edge = 1.0;
+        cfg.weights.centrality = 0.5;
+        cfg.expansion.hub_damping = 0.0;
+        let undamped = order(&p, &cfg);
+        cfg.expansion.hub_damping = 1.0;
+        let damped = order(&p, &cfg);
+        let at = |v: &[String]| v.iter().position(|n| n == "hub").unwrap();
+        assert!(at(&damped) > at(&undamped), "{undamped:?} → {damped:?}");
+        assert_eq!(damped.last().map(String::as_str), Some("hub"));
+    }
+
+    #[test]
+    fn the_gate_scales_graph_terms_by_the_notes_own_match() {
+        let p = pool();
+        let mut cfg = base();
+        cfg.expansion.gate = 1.0;
+        let scored = score(&p, &cfg, "fact", true);
+        let bridge = scored.iter().find(|s| s.chunk == 1).unwrap();
+        assert!((bridge.breakdown.gate - bridge.breakdown.s_sem).abs() < 1e-12);
+    }
+}

@@ -477,10 +477,12 @@ impl Retriever<'_> {
         // matches. A path is about its seed: a why path ends there, a
         // consequence path starts there. A cause rarely sounds like the
         // question about its effect (that is why it must be found by
-        // walking), so the other notes must not pull the path down; nor may
-        // they lift it, or a path from a consequence of the note asked
-        // about, through that note to its causes, would outrank the answer.
-        let semantic = rel_of(seed);
+        // walking), so a weaker note on the path must not pull it down. A
+        // note on the path that matches better than the seed is what the
+        // question is about, and the path runs past it (a why path on to
+        // that note's consequences): the path loses what the seed lacks.
+        let best_on_path = notes.iter().map(|n| rel_of(n)).fold(0.0, f64::max);
+        let semantic = rel_of(seed) - (best_on_path - rel_of(seed)).max(0.0);
         let types: Vec<String> = notes
             .iter()
             .map(|n| {
