@@ -22,6 +22,7 @@ const POOR: &str = "  edge: 1.5         # W_edge";
 fn tune_learns_from_a_noisy_feedback_log_and_gains_on_held_out_folds() {
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path().join("vault");
+    std::fs::create_dir_all(&v).unwrap();
     copy_dir(&data().join("vault"), &v);
     import_m3(&v);
     // Poor weights: a heavy edge bonus, no lexical share, no damping.
@@ -142,7 +143,9 @@ fn tune_learns_from_a_noisy_feedback_log_and_gains_on_held_out_folds() {
         after > before + 0.005,
         "held-out {before} → {after}: {report:#}"
     );
-    assert_eq!(report["sets"][0]["questions"].as_u64(), Some(60));
+    // A search none of whose hits was rated 4 or 5 has no gold: left out.
+    let n = report["sets"][0]["questions"].as_u64().unwrap();
+    assert!((50..=60).contains(&n), "{n} rated searches");
     // A proposal is written; the active file is untouched without --write.
     let text = std::fs::read_to_string(&proposal).unwrap();
     mindnet_retrieve::RetrieverConfig::from_yaml(&proposal, &text).unwrap();
