@@ -137,10 +137,11 @@ fn demo_vault_has_the_specified_edges() {
         "explicit:wikilink",
     );
     assert_ne!(ziel["edge_id"], suche["edge_id"]);
-    // A block reference is a section too.
+    // A block reference is a section too. (The journal note's title is its
+    // file name, as in Obsidian; its H1 "20. Januar 2025" is a heading.)
     edge(
         &run,
-        "20. Januar 2025",
+        "2025-01-20",
         "Projekt Mindnet",
         "references",
         Some("^kernidee"),
@@ -378,4 +379,30 @@ fn human_summary_is_readable() {
     assert!(text.contains("notes"), "{text}");
     assert!(text.contains("indexed, 2 skipped"), "{text}");
     assert!(text.contains("unresolved"), "{text}");
+}
+
+#[test]
+fn a_title_is_the_file_name_and_an_h1_never_names_a_note() {
+    let run = dry_run(&demo_vault(), &[]);
+    let notes = run.notes();
+    let journal = notes
+        .iter()
+        .find(|n| n["path"] == "Journal/2025-01-20.md")
+        .unwrap();
+    assert_eq!(journal["title"], "2025-01-20");
+    assert!(
+        notes.iter().all(|n| n["title"] != "20. Januar 2025"),
+        "the H1 is a heading, not a title"
+    );
+    // Its chunks still carry the H1 in their section path.
+    assert!(
+        run.chunks()
+            .iter()
+            .filter(|c| c["note_id"] == journal["note_id"])
+            .any(|c| c["text"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("20. Januar 2025")),
+        "the H1 is embedded with the text"
+    );
 }

@@ -48,8 +48,9 @@ pub fn path(data: &Path) -> PathBuf {
 /// Everything besides the files that decides what an import produces.
 fn fingerprint(config: &Config, import: &ImportOptions) -> String {
     format!(
-        "mindnet {}; config {}; lang {}; max {}",
+        "mindnet {}; derivation {}; config {}; lang {}; max {}",
         env!("CARGO_PKG_VERSION"),
+        mindnet_ingest::plan::DERIVATION,
         config.digest(),
         import.lang,
         import.max_note_bytes

@@ -45,6 +45,29 @@ impl Config {
     }
 }
 
+/// The version of the rules that turn files into notes, chunks and edges.
+/// Bumped when they change (2: titles are file names, not H1s), so an
+/// index built under older rules is planned again note by note on the next
+/// import, and the notes whose output changed are rewritten.
+pub const DERIVATION: u32 = 2;
+
+/// A note's title as Obsidian reads it: the frontmatter `title`, else the
+/// file name without `.md`. The first `# H1` is a heading like any other
+/// (part of the section path, embedded with the text): real vaults have
+/// hundreds of notes whose H1 is "Todo" or "Example".
+pub fn note_title(frontmatter_title: Option<&str>, rel_path: &str) -> String {
+    frontmatter_title
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            Path::new(rel_path).file_stem().map_or_else(
+                || rel_path.to_string(),
+                |s| s.to_string_lossy().into_owned(),
+            )
+        })
+}
+
 #[derive(Debug, Clone)]
 pub struct ImportOptions {
     /// Language of notes without a `lang:` field.
@@ -329,14 +352,7 @@ fn build_note(
     };
     seen_ids.insert(note_id.clone());
 
-    let stem = Path::new(&path)
-        .file_stem()
-        .map_or_else(|| path.clone(), |s| s.to_string_lossy().into_owned());
-    let title = fm
-        .title
-        .clone()
-        .or_else(|| parsed.first_h1().map(str::to_string))
-        .unwrap_or(stem);
+    let title = note_title(fm.title.as_deref(), &path);
 
     let (note_type, _) = config.registry.resolve_type(fm.note_type.as_deref(), &path);
     if !config.registry.is_known(&note_type) {

@@ -1,4 +1,4 @@
-//! Link resolution (IMP-10): a link names a note by file name, path, title or
+//! Link resolution (IMP-10): a link names a note by file name, path or
 //! alias, case-insensitively, as Obsidian does.
 
 use std::collections::HashMap;
@@ -28,7 +28,6 @@ pub struct Resolver {
     notes: Vec<NoteEntry>,
     by_path: HashMap<String, Vec<usize>>,
     by_stem: HashMap<String, Vec<usize>>,
-    by_title: HashMap<String, Vec<usize>>,
     by_alias: HashMap<String, Vec<usize>>,
 }
 
@@ -53,7 +52,6 @@ impl Resolver {
             let stem = path.rsplit('/').next().unwrap_or(&path).to_string();
             r.by_path.entry(path).or_default().push(i);
             r.by_stem.entry(stem).or_default().push(i);
-            r.by_title.entry(link_key(&n.title)).or_default().push(i);
             for a in &n.aliases {
                 r.by_alias.entry(link_key(a)).or_default().push(i);
             }
@@ -75,7 +73,8 @@ impl Resolver {
     }
 
     /// Resolves `target` as written in the note at `from_path`. Order: exact
-    /// path, path suffix (`[[sub/Note]]`), file name, title, alias. Among several
+    /// path, path suffix (`[[sub/Note]]`), file name, alias (as Obsidian: a
+    /// title or heading never names a note). Among several
     /// notes of one name, the one in the linking note's folder wins, then the
     /// shortest path, then the first by path.
     pub fn resolve(&self, target: &str, from_path: &str) -> Resolution {
@@ -102,7 +101,7 @@ impl Resolver {
                 return self.pick(&c, from_path);
             }
         }
-        for map in [&self.by_stem, &self.by_title, &self.by_alias] {
+        for map in [&self.by_stem, &self.by_alias] {
             if let Some(c) = map.get(&key) {
                 return self.pick(c, from_path);
             }
@@ -147,10 +146,13 @@ mod tests {
         assert_eq!(r.resolve("Note", "b/x.md"), Resolution::Note(1));
         assert_eq!(r.resolve("b/Note", "a/x.md"), Resolution::Note(1));
         assert_eq!(r.resolve("b/Note.md", "a/x.md"), Resolution::Note(1));
+        // A title (frontmatter or heading) never names a note; Obsidian
+        // links by file name, path and alias only.
         assert_eq!(
             r.resolve("qdrant vektordatenbank", "x.md"),
-            Resolution::Note(2)
+            Resolution::Unresolved
         );
+        assert_eq!(r.resolve("Profil", "x.md"), Resolution::Unresolved);
         assert_eq!(r.resolve("qdb", "x.md"), Resolution::Note(2));
         assert_eq!(r.resolve("U\u{308}ber mich", "x.md"), Resolution::Note(3));
         assert_eq!(r.resolve("Nirgendwo", "x.md"), Resolution::Unresolved);

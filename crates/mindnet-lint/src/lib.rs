@@ -185,15 +185,7 @@ fn load_notes(
             let src = read_source(f, max)?;
             let parsed = parse(&src.text);
             let fm = &parsed.frontmatter;
-            let stem = Path::new(&f.rel_path)
-                .file_stem()
-                .map(|s| s.to_string_lossy().to_string())
-                .unwrap_or_default();
-            let title = fm
-                .title
-                .clone()
-                .or_else(|| parsed.first_h1().map(str::to_string))
-                .unwrap_or(stem);
+            let title = mindnet_ingest::plan::note_title(fm.title.as_deref(), &f.rel_path);
             let (note_type, _) = config
                 .registry
                 .resolve_type(fm.note_type.as_deref(), &f.rel_path);
