@@ -10,6 +10,13 @@ fn lang(l: Lang) -> mindnet_lint::Lang {
     }
 }
 
+fn api_lang(l: mindnet_lint::Lang) -> Lang {
+    match l {
+        mindnet_lint::Lang::De => Lang::De,
+        mindnet_lint::Lang::En => Lang::En,
+    }
+}
+
 fn severity(s: mindnet_lint::Severity) -> Severity {
     match s {
         mindnet_lint::Severity::Recommendation => Severity::Recommendation,
@@ -23,18 +30,20 @@ pub fn lint(settings: &Settings, req: &LintRequest) -> Result<LintResponse, AppE
     let vault = settings.require_vault()?;
     let config = settings.load_config()?;
     let opts = mindnet_lint::LintOptions {
-        lang: lang(req.lang),
+        lang: req.lang.map(lang),
         note: req.note.clone(),
         max_note_bytes: settings.max_note_bytes,
     };
     let report = mindnet_lint::lint_vault(vault, &config, &settings.load_lint()?, &opts)?;
     let mindnet_lint::LintReport {
         notes,
+        lang: vault_lang,
         findings,
         skipped,
     } = report;
     Ok(LintResponse {
         notes,
+        lang: api_lang(vault_lang),
         findings: findings
             .into_iter()
             .map(|f| {

@@ -22,9 +22,10 @@ pub struct LintArgs {
     /// Show findings of at least this severity: error, warning, recommendation.
     #[arg(long, default_value_t = Severity::default())]
     pub severity: Severity,
-    /// Language of the messages: de or en.
-    #[arg(long, default_value_t = Lang::default())]
-    pub lang: Lang,
+    /// Language of the messages for notes without `lang:`: de or en
+    /// (default: the language most notes are written in).
+    #[arg(long)]
+    pub lang: Option<Lang>,
     /// Rule severities (default: $MINDNET_LINT_FILE, else <VAULT>/.mindnet/config/lint.yaml, else built-in).
     #[arg(long, value_name = "FILE")]
     pub lint_config: Option<PathBuf>,
@@ -132,7 +133,7 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
             mindnet_render::lint_text(
                 &report.findings,
                 report.notes,
-                args.lang == Lang::En,
+                report.lang == Lang::En,
                 &line_of
             )
         );

@@ -14,7 +14,7 @@ pub const RULES: [(&str, Severity); 10] = [
     ("edge/unknown-kind", Severity::Error),
     ("edge/prohibited-for-type", Severity::Error),
     ("edge/chronology-as-causality", Severity::Warning),
-    ("link/missing-target", Severity::Warning),
+    ("link/missing-target", Severity::Recommendation),
     ("link/outside-vault", Severity::Error),
     ("node/split-spelling", Severity::Warning),
     ("chain/gap", Severity::Recommendation),

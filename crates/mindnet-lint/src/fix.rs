@@ -123,7 +123,7 @@ pub fn plan_fixes(
         }
         // Another spelling of an existing note → that note's name.
         if is_missing(l)
-            && let Some(i) = names.similar(&l.link.parts.target)
+            && let Some((_, i, _)) = names.similar(&l.link.parts.target)
         {
             let target = &l.link.parts.target;
             let inner_start = span.start + text[span.clone()].find("[[").map_or(0, |i| i + 2);
@@ -136,7 +136,12 @@ pub fn plan_fixes(
                     .then_some(inner_start),
             };
             if let Some(p) = after_kind {
-                let title = &vault.notes[i].title;
+                // The file name: the one name a link always resolves by.
+                let title = std::path::Path::new(&vault.notes[i].path)
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().to_string())
+                    .unwrap_or_default();
+                let title = &title;
                 edits.entry(l.note).or_default().push(Edit {
                     range: p..p + target.len(),
                     text: title.clone(),

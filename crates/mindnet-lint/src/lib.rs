@@ -63,7 +63,8 @@ impl std::str::FromStr for Severity {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Lang {
     #[default]
     De,
@@ -83,6 +84,8 @@ pub struct Finding {
 #[derive(Debug, Default, Serialize)]
 pub struct LintReport {
     pub notes: usize,
+    /// The vault's language: given, or detected from the notes.
+    pub lang: Lang,
     pub findings: Vec<Finding>,
     /// Files that could not be read (binary, too large, …).
     pub skipped: Vec<Warning>,
@@ -94,8 +97,74 @@ impl LintReport {
     }
 }
 
+/// A message in both languages; the finding picks its note's.
+pub(crate) struct Msg {
+    de: String,
+    en: String,
+}
+
+impl Msg {
+    pub fn new(de: impl Into<String>, en: impl Into<String>) -> Self {
+        Msg {
+            de: de.into(),
+            en: en.into(),
+        }
+    }
+
+    /// This message followed by `more`.
+    pub fn then(mut self, more: Msg) -> Self {
+        self.de.push_str(&more.de);
+        self.en.push_str(&more.en);
+        self
+    }
+
+    fn pick(self, lang: Lang) -> String {
+        match lang {
+            Lang::De => self.de,
+            Lang::En => self.en,
+        }
+    }
+}
+
+impl Lang {
+    /// `de`, `de-AT`, `en`, `en_GB`, …; other languages get `None`.
+    pub fn from_tag(tag: &str) -> Option<Lang> {
+        let t = tag.trim().to_lowercase();
+        let primary = t.split(['-', '_']).next().unwrap_or_default();
+        match primary {
+            "de" => Some(Lang::De),
+            "en" => Some(Lang::En),
+            _ => None,
+        }
+    }
+}
+
+/// The language most of the notes are written in, by their function words
+/// (a few hundred words of each note suffice).
+fn detect_lang(notes: &[Note]) -> Lang {
+    const DE: [&str; 16] = [
+        "der", "die", "das", "und", "ist", "nicht", "ich", "mit", "ein", "eine", "zu", "auf",
+        "für", "sich", "dem", "den",
+    ];
+    const EN: [&str; 16] = [
+        "the", "and", "is", "of", "to", "in", "that", "it", "with", "for", "this", "are", "on",
+        "as", "be", "was",
+    ];
+    let (mut de, mut en) = (0usize, 0usize);
+    for n in notes {
+        for w in n.text.split(|c: char| !c.is_alphabetic()).take(400) {
+            let w = w.to_lowercase();
+            de += usize::from(DE.contains(&w.as_str()));
+            en += usize::from(EN.contains(&w.as_str()));
+        }
+    }
+    if en > de { Lang::En } else { Lang::De }
+}
+
 /// One parsed note and what the checks need of it.
 pub(crate) struct Note {
+    /// Its `lang:`, else the vault's: the language of its findings.
+    pub lang: Option<Lang>,
     pub path: String,
     pub title: String,
     pub note_type: String,
@@ -132,21 +201,14 @@ pub(crate) struct Vault<'a> {
 }
 
 impl Vault<'_> {
-    pub fn msg(&self, de: String, en: String) -> String {
-        match self.lang {
-            Lang::De => de,
-            Lang::En => en,
-        }
+    pub fn msg(&self, de: String, en: String) -> Msg {
+        Msg::new(de, en)
     }
 
-    pub fn finding(
-        &self,
-        note: usize,
-        offset: usize,
-        rule: &'static str,
-        message: String,
-    ) -> Finding {
+    /// A finding in a note, in the note's language.
+    pub fn finding(&self, note: usize, offset: usize, rule: &'static str, message: Msg) -> Finding {
         let n = &self.notes[note];
+        let message = message.pick(n.lang.unwrap_or(self.lang));
         Finding {
             path: n.path.clone(),
             line: n.parsed.lines.line(offset),
@@ -160,7 +222,8 @@ impl Vault<'_> {
 
 #[derive(Debug, Clone, Default)]
 pub struct LintOptions {
-    pub lang: Lang,
+    /// The vault's language (for notes without `lang:`); `None`: detected.
+    pub lang: Option<Lang>,
     /// Only report findings in this note (vault-relative path).
     pub note: Option<String>,
     pub max_note_bytes: u64,
@@ -190,6 +253,7 @@ fn load_notes(
                 .registry
                 .resolve_type(fm.note_type.as_deref(), &f.rel_path);
             Ok(Note {
+                lang: fm.lang.as_deref().and_then(Lang::from_tag),
                 path: f.rel_path.clone(),
                 title,
                 note_type,
@@ -268,10 +332,12 @@ pub fn lint_vault(
         skipped,
         ..Default::default()
     };
+    let lang = opts.lang.unwrap_or_else(|| detect_lang(&notes));
+    report.lang = lang;
     let vault = Vault {
         notes,
         config,
-        lang: opts.lang,
+        lang,
     };
     let links = resolve_links(&vault);
 

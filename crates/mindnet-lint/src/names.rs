@@ -1,35 +1,85 @@
-//! Missing targets and split spellings (LNT-1): a link that resolves to no
-//! note is either a note still to be written (`link/missing-target`) or
-//! another spelling of a note that exists, or of another missing link
-//! (`node/split-spelling`). Names are compared normalised: case, umlauts as
-//! ae/oe/ue/ss, no punctuation or whitespace, a plural ending dropped; names
-//! of six or more characters also match within a Damerau-Levenshtein
-//! distance of 2.
+//! Missing targets and split spellings (LNT-1). A link that resolves to no
+//! note is either a note still to be written (`link/missing-target`, one
+//! finding per missing name, listing the notes that link to it) or another
+//! spelling of a note that exists, or of another missing link
+//! (`node/split-spelling`).
+//!
+//! A split spelling is reported only on strong evidence, because a false
+//! one teaches an author to ignore the linter:
+//! - the same name after normalisation (case, umlauts and ae/oe/ue/ss,
+//!   hyphens, spaces and punctuation, a trailing `()`, a plural ending of
+//!   the vault's language), with the difference named in the message;
+//! - or, in a name of 8+ letters, the same words but one, and that one a
+//!   word of 4+ letters with the same first letter, one edit away (two for
+//!   words of 10+ letters): `Gewohnhieten` for `Gewohnheiten`, `Neue Stele`
+//!   for `Neue Stelle`; never `Cancer` for `Scanners`, `Hormone` for
+//!   `Harmony` or `LLVM fadd` for `LLVM add`.
 
-use crate::{Finding, LinkRef, Vault};
+use crate::{Finding, Lang, LinkRef, Msg, Vault};
 use std::collections::{BTreeMap, HashMap};
 use unicode_normalization::UnicodeNormalization;
 
-pub(crate) fn normalize(name: &str) -> String {
-    let mut s = String::new();
+/// Lower case, umlauts folded, every run of non-alphanumerics a word break.
+fn words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut w = String::new();
     for c in name.nfc().flat_map(char::to_lowercase) {
         match c {
-            'ä' => s.push_str("ae"),
-            'ö' => s.push_str("oe"),
-            'ü' => s.push_str("ue"),
-            'ß' => s.push_str("ss"),
-            c if c.is_alphanumeric() => s.push(c),
+            'ä' => w.push_str("ae"),
+            'ö' => w.push_str("oe"),
+            'ü' => w.push_str("ue"),
+            'ß' => w.push_str("ss"),
+            c if c.is_alphanumeric() => w.push(c),
+            _ if !w.is_empty() => out.push(std::mem::take(&mut w)),
             _ => {}
         }
     }
-    for ending in ["en", "n", "e", "s"] {
-        if s.chars().count() > ending.len() + 3
-            && let Some(stem) = s.strip_suffix(ending)
-        {
-            return stem.to_string();
-        }
+    if !w.is_empty() {
+        out.push(w);
     }
-    s
+    out
+}
+
+/// Plural endings, longest first, by language.
+fn plural_endings(lang: Lang) -> &'static [&'static str] {
+    match lang {
+        Lang::De => &["en", "n", "e", "s"],
+        Lang::En => &["es", "s"],
+    }
+}
+
+/// A word without its plural ending (if the rest keeps 4+ letters). A
+/// final `s` after another `s` is the word's own (`Process`, `Prozess`),
+/// and English `-es` is an ending only after a sibilant (`Processes`,
+/// `Boxes`), so both forms of a word meet at one key.
+fn singular(word: &str, lang: Lang) -> &str {
+    for ending in plural_endings(lang) {
+        let Some(stem) = word.strip_suffix(ending) else {
+            continue;
+        };
+        if stem.chars().count() < 4 || (*ending == "s" && stem.ends_with('s')) {
+            continue;
+        }
+        if lang == Lang::En
+            && *ending == "es"
+            && !["s", "x", "z", "ch", "sh"]
+                .iter()
+                .any(|e| stem.ends_with(e))
+        {
+            continue;
+        }
+        return stem;
+    }
+    word
+}
+
+/// The name as one key: its words joined, the last one singular.
+pub(crate) fn normalize(name: &str, lang: Lang) -> String {
+    let mut w = words(name);
+    if let Some(last) = w.last_mut() {
+        *last = singular(last, lang).to_string();
+    }
+    w.concat()
 }
 
 /// Optimal string alignment distance, stopping early above `max`.
@@ -66,6 +116,102 @@ pub(crate) fn distance(a: &str, b: &str, max: usize) -> usize {
     d[a.len()][b.len()]
 }
 
+/// What two spellings of one name differ in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Evidence {
+    Case,
+    Umlauts,
+    Separators,
+    Parentheses,
+    Plural,
+    /// One word differs by `n` letters (an edit: changed, added, dropped or
+    /// two swapped).
+    Letters(usize),
+}
+
+impl Evidence {
+    fn describe(self) -> Msg {
+        let (de, en) = match self {
+            Evidence::Case => ("bis auf Groß- und Kleinschreibung", "except for case"),
+            Evidence::Umlauts => ("bis auf Umlaute (ä/ae)", "except for umlauts (ä/ae)"),
+            Evidence::Separators => (
+                "bis auf Bindestriche, Leerzeichen oder Satzzeichen",
+                "except for hyphens, spaces or punctuation",
+            ),
+            Evidence::Parentheses => ("bis auf ein `()` am Ende", "except for a trailing `()`"),
+            Evidence::Plural => (
+                "bis auf Einzahl und Mehrzahl",
+                "except for singular and plural",
+            ),
+            Evidence::Letters(1) => ("bis auf einen Buchstaben", "except for one letter"),
+            Evidence::Letters(_) => ("bis auf zwei Buchstaben", "except for two letters"),
+        };
+        Msg::new(de, en)
+    }
+}
+
+/// Why `a` and `b` name one note, if the evidence is strong (see the module
+/// doc); `None` for two different names.
+pub(crate) fn same_name(a: &str, b: &str, lang: Lang) -> Option<Evidence> {
+    if a == b {
+        return None;
+    }
+    let (wa, wb) = (words(a), words(b));
+    if wa.is_empty() || wb.is_empty() {
+        return None;
+    }
+    if normalize(a, lang) == normalize(b, lang) {
+        let trimmed = |s: &str| s.trim().trim_end_matches("()").trim_end().to_string();
+        let fold = |s: &str| {
+            s.nfc()
+                .flat_map(char::to_lowercase)
+                .map(|c| match c {
+                    'ä' => 'a',
+                    'ö' => 'o',
+                    'ü' => 'u',
+                    c => c,
+                })
+                .collect::<String>()
+                .replace("ae", "a")
+                .replace("oe", "o")
+                .replace("ue", "u")
+        };
+        return Some(if a.to_lowercase() == b.to_lowercase() {
+            Evidence::Case
+        } else if trimmed(a).to_lowercase() == trimmed(b).to_lowercase() {
+            Evidence::Parentheses
+        } else if wa.concat() != wb.concat() {
+            Evidence::Plural
+        } else if fold(a) == fold(b) {
+            Evidence::Umlauts
+        } else {
+            Evidence::Separators
+        });
+    }
+    // The same words but one, in a name of 8+ letters; that word of 4+
+    // letters, with the same first letter, one edit away (two for words of
+    // 10+ letters).
+    if wa.len() != wb.len() {
+        return None;
+    }
+    let name_len = |w: &[String]| w.iter().map(|x| x.chars().count()).sum::<usize>();
+    if name_len(&wa).min(name_len(&wb)) < 8 {
+        return None;
+    }
+    let differing: Vec<(&String, &String)> = wa.iter().zip(&wb).filter(|(x, y)| x != y).collect();
+    let [(x, y)] = differing.as_slice() else {
+        return None;
+    };
+    let (x, y) = (singular(x, lang), singular(y, lang));
+    let len = x.chars().count().min(y.chars().count());
+    if len < 4 || x.chars().next() != y.chars().next() {
+        return None;
+    }
+    let max = if len >= 10 { 2 } else { 1 };
+    let d = distance(x, y, max);
+    (d <= max).then_some(Evidence::Letters(d))
+}
+
 /// A link target that is a file of another kind (`bild.png`), not a note.
 fn is_attachment(target: &str) -> bool {
     std::path::Path::new(target)
@@ -76,56 +222,100 @@ fn is_attachment(target: &str) -> bool {
         })
 }
 
-/// Every name a note answers to (title, file name, aliases), normalised,
-/// grouped by length for the distance search.
+/// Every name a note answers to (title, file name, aliases), by normalised
+/// key and, for the one-word-off search, by their words without the
+/// differing one: two names that can match share all but one word, so a
+/// name is filed once per word left out. The cost is linear in the names.
 pub(crate) struct NameIndex {
-    exact: HashMap<String, usize>,
-    by_len: BTreeMap<usize, Vec<(String, usize)>>,
+    exact: HashMap<String, Vec<Named>>,
+    near: HashMap<NearKey, Vec<Named>>,
+    lang: Lang,
+}
+
+/// A name and the note it belongs to.
+struct Named {
+    name: String,
+    note: usize,
+}
+
+/// A name's words with the one at `slot` blanked.
+#[derive(PartialEq, Eq, Hash)]
+struct NearKey {
+    words: Vec<String>,
+    slot: usize,
 }
 
 impl NameIndex {
     pub fn new(v: &Vault<'_>) -> Self {
-        let mut exact: HashMap<String, usize> = HashMap::new();
-        let mut by_len: BTreeMap<usize, Vec<(String, usize)>> = BTreeMap::new();
+        let mut index = NameIndex {
+            exact: HashMap::new(),
+            near: HashMap::new(),
+            lang: v.lang,
+        };
         for (i, n) in v.notes.iter().enumerate() {
             let stem = std::path::Path::new(&n.path)
                 .file_stem()
                 .map(|s| s.to_string_lossy().to_string())
                 .unwrap_or_default();
-            let names = [n.title.clone(), stem]
-                .into_iter()
-                .chain(n.parsed.frontmatter.aliases.iter().cloned());
+            let mut names = vec![n.title.clone()];
+            if stem != n.title {
+                names.push(stem);
+            }
+            names.extend(n.parsed.frontmatter.aliases.iter().cloned());
             for name in names {
-                let key = normalize(&name);
-                if key.is_empty() {
-                    continue;
-                }
-                exact.entry(key.clone()).or_insert(i);
-                by_len
-                    .entry(key.chars().count())
-                    .or_default()
-                    .push((key, i));
+                index.add(name, i);
             }
         }
-        NameIndex { exact, by_len }
+        index
     }
 
-    /// The note a (missing) link target probably means.
-    pub fn similar(&self, target: &str) -> Option<usize> {
-        let key = normalize(target);
-        if let Some(i) = self.exact.get(&key) {
-            return Some(*i);
+    fn add(&mut self, name: String, note: usize) {
+        let key = normalize(&name, self.lang);
+        if key.is_empty() {
+            return;
         }
-        let len = key.chars().count();
-        if len < 6 {
-            return None;
+        let w = words(&name);
+        for slot in 0..w.len() {
+            let mut words = w.clone();
+            words[slot].clear();
+            self.near
+                .entry(NearKey { words, slot })
+                .or_default()
+                .push(Named {
+                    name: name.clone(),
+                    note,
+                });
         }
-        self.by_len
-            .range(len - 2..=len + 2)
-            .flat_map(|(_, v)| v)
-            .filter(|(k, _)| k.chars().count() >= 6 && distance(&key, k, 2) <= 2)
-            .map(|(_, i)| *i)
-            .min()
+        self.exact
+            .entry(key)
+            .or_default()
+            .push(Named { name, note });
+    }
+
+    /// The note a (missing) link target probably means: the name it
+    /// matched, the note, and the evidence. The first by name on ties, so
+    /// the answer does not depend on the order the files were read in.
+    pub fn similar(&self, target: &str) -> Option<(String, usize, Evidence)> {
+        let lang = self.lang;
+        let mut found: Vec<(String, usize, Evidence)> = Vec::new();
+        let consider = |candidates: Option<&Vec<Named>>, found: &mut Vec<_>| {
+            for n in candidates.into_iter().flatten() {
+                if let Some(e) = same_name(target, &n.name, lang) {
+                    found.push((n.name.clone(), n.note, e));
+                }
+            }
+        };
+        consider(self.exact.get(&normalize(target, lang)), &mut found);
+        if found.is_empty() {
+            let w = words(target);
+            for slot in 0..w.len() {
+                let mut words = w.clone();
+                words[slot].clear();
+                consider(self.near.get(&NearKey { words, slot }), &mut found);
+            }
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+        found.into_iter().next()
     }
 }
 
@@ -140,63 +330,104 @@ pub(crate) fn is_missing(l: &LinkRef<'_>) -> bool {
 pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
     let names = NameIndex::new(v);
     let missing: Vec<&LinkRef<'_>> = links.iter().filter(|l| is_missing(l)).collect();
-    // Spellings of missing targets, to find two spellings of one missing note.
-    let mut spellings: HashMap<String, BTreeMap<&str, usize>> = HashMap::new();
-    for l in &missing {
-        *spellings
-            .entry(normalize(&l.link.parts.target))
-            .or_default()
-            .entry(l.link.parts.target.as_str())
-            .or_default() += 1;
-    }
-
     let mut out = Vec::new();
+
+    // Misspellings of existing notes: one finding per link (each is to fix).
+    let mut truly_missing: BTreeMap<String, Vec<&LinkRef<'_>>> = BTreeMap::new();
     for l in missing {
         let target = l.link.parts.target.as_str();
-        let at = l.link.range.start;
-        let key = normalize(target);
-        if let Some(i) = names.similar(target) {
-            let title = &v.notes[i].title;
-            out.push(v.finding(
-                l.note,
-                at,
-                "node/split-spelling",
-                v.msg(
-                    format!("`{target}` ist wohl eine andere Schreibweise von `{title}`"),
-                    format!("`{target}` looks like another spelling of `{title}`"),
+        match names.similar(target) {
+            Some((name, _, evidence)) => out.push(
+                v.finding(
+                    l.note,
+                    l.link.range.start,
+                    "node/split-spelling",
+                    Msg::new(
+                        format!("`{target}` ist wohl `{name}`: derselbe Name "),
+                        format!("`{target}` is probably `{name}`: the same name "),
+                    )
+                    .then(evidence.describe()),
                 ),
-            ));
-            continue;
+            ),
+            None => truly_missing
+                .entry(normalize(target, v.lang))
+                .or_default()
+                .push(l),
         }
+    }
+
+    // Notes still to be written: one finding per name, at its first link.
+    for group in truly_missing.values() {
+        let mut spellings: BTreeMap<&str, usize> = BTreeMap::new();
+        for l in group {
+            *spellings.entry(l.link.parts.target.as_str()).or_default() += 1;
+        }
+        // The most used spelling is taken as meant.
+        let (main, _) = spellings
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+            .map(|(s, n)| (*s, *n))
+            .unwrap_or_default();
+        let mut from: Vec<&str> = group
+            .iter()
+            .map(|l| v.notes[l.note].title.as_str())
+            .collect();
+        from.sort_unstable();
+        from.dedup();
+        let first = group
+            .iter()
+            .min_by(|a, b| {
+                (v.notes[a.note].path.as_str(), a.link.range.start)
+                    .cmp(&(v.notes[b.note].path.as_str(), b.link.range.start))
+            })
+            .copied();
+        let Some(first) = first else { continue };
+        let shown: Vec<&str> = from.iter().take(5).copied().collect();
+        let more = from.len().saturating_sub(shown.len());
+        let list = if more > 0 {
+            format!("{} (+{more})", shown.join(", "))
+        } else {
+            shown.join(", ")
+        };
+        let n = from.len();
         out.push(v.finding(
-            l.note,
-            at,
+            first.note,
+            first.link.range.start,
             "link/missing-target",
-            v.msg(
-                format!("`{target}` gibt es nicht (noch zu schreiben? sonst als open_question markieren)"),
-                format!("`{target}` does not exist (to be written? else mark it as an open_question)"),
+            Msg::new(
+                format!(
+                    "`{main}` wird von {n} {} verlinkt und existiert noch nicht ({list}); anlegen, oder als open_question-Notiz",
+                    if n == 1 { "Notiz" } else { "Notizen" }
+                ),
+                format!(
+                    "`{main}` is linked from {n} {} and does not exist yet ({list}); create it, or an open_question note",
+                    if n == 1 { "note" } else { "notes" }
+                ),
             ),
         ));
-        // The most used spelling of a missing name is taken as meant.
-        if let Some(group) = spellings.get(&key)
-            && group.len() > 1
-        {
-            let (main, _) = group
-                .iter()
-                .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-                .map(|(s, n)| (*s, *n))
-                .unwrap_or((target, 0));
-            if main != target {
-                out.push(v.finding(
-                    l.note,
-                    at,
-                    "node/split-spelling",
-                    v.msg(
-                        format!("`{target}` und `{main}` meinen wohl dieselbe Notiz"),
-                        format!("`{target}` and `{main}` probably mean the same note"),
-                    ),
-                ));
+        // Other spellings of the same missing name, each where it is written.
+        for l in group {
+            let target = l.link.parts.target.as_str();
+            if target == main {
+                continue;
             }
+            let evidence = same_name(target, main, v.lang).unwrap_or(Evidence::Separators);
+            out.push(
+                v.finding(
+                    l.note,
+                    l.link.range.start,
+                    "node/split-spelling",
+                    Msg::new(
+                        format!(
+                            "`{target}` und `{main}` meinen wohl dieselbe Notiz: derselbe Name "
+                        ),
+                        format!(
+                            "`{target}` and `{main}` probably mean the same note: the same name "
+                        ),
+                    )
+                    .then(evidence.describe()),
+                ),
+            );
         }
     }
     out
@@ -207,10 +438,84 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_compare_normalised() {
-        assert_eq!(normalize("Rückenschmerzen"), normalize("Rueckenschmerzen"));
-        assert_eq!(normalize("Gewohnheiten"), normalize("Gewohnheit"));
-        assert_eq!(normalize("Job-Wechsel"), normalize("jobwechsel"));
+    fn normalisation_cases_are_the_same_name_with_their_evidence() {
+        let de = Lang::De;
+        let en = Lang::En;
+        assert_eq!(
+            same_name("Rückenschmerzen", "Rueckenschmerzen", de),
+            Some(Evidence::Umlauts)
+        );
+        assert_eq!(
+            same_name("Job-Wechsel", "Jobwechsel", de),
+            Some(Evidence::Separators)
+        );
+        assert_eq!(
+            same_name("Land Slide", "Landslide", en),
+            Some(Evidence::Separators)
+        );
+        assert_eq!(
+            same_name("Meta-Ethics", "Metaethics", en),
+            Some(Evidence::Separators)
+        );
+        assert_eq!(same_name("qdrant", "Qdrant", de), Some(Evidence::Case));
+        assert_eq!(
+            same_name("NtCreateFile()", "NtCreateFile", en),
+            Some(Evidence::Parentheses)
+        );
+        assert_eq!(
+            same_name("Gewohnheiten", "Gewohnheit", de),
+            Some(Evidence::Plural)
+        );
+        assert_eq!(
+            same_name("Processes", "Process", en),
+            Some(Evidence::Plural)
+        );
+        assert_eq!(
+            same_name("Gewohnhieten", "Gewohnheiten", de),
+            Some(Evidence::Letters(1))
+        );
+        assert_eq!(
+            same_name(
+                "Neustart als Junior-Entwikler",
+                "Neustart als Junior-Entwickler",
+                de
+            ),
+            Some(Evidence::Letters(1))
+        );
+        assert_eq!(
+            same_name("Neue Stele", "Neue Stelle", de),
+            Some(Evidence::Letters(1))
+        );
+    }
+
+    #[test]
+    fn the_false_pairs_seen_on_real_vaults_are_never_reported() {
+        for lang in [Lang::En, Lang::De] {
+            for (a, b) in [
+                ("Cancer", "Scanners"),
+                ("Hormone", "Harmony"),
+                ("Embryo", "Embargo"),
+                ("Protein", "Process"),
+                ("Twitter", "Jitter"),
+                ("LLVM fadd", "LLVM add"),
+                ("Espresso", "Installation"),
+                ("OpenRC", "XML Paper Specification"),
+                ("Copper", "List"),
+                ("Murder", "The Partial Order/Order representing .$$"),
+                ("biology", "Axiology"),
+                ("education", "Reduction"),
+                ("gender", "Blender"),
+                ("Upanishad", "Origin of the Word"),
+                ("qdrant", "kafka"),
+            ] {
+                assert_eq!(same_name(a, b, lang), None, "{a} / {b}");
+                assert_eq!(same_name(b, a, lang), None, "{b} / {a}");
+            }
+        }
+    }
+
+    #[test]
+    fn distances() {
         assert_eq!(distance("jobwechsel", "jobwehcsel", 2), 1);
         assert_eq!(distance("qdrant", "kafka", 2), 3);
     }

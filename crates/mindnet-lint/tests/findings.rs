@@ -53,7 +53,7 @@ fn the_fixture_vault_gives_exactly_its_findings() {
 #[test]
 fn messages_come_in_english_too_and_one_note_can_be_linted_alone() {
     let opts = LintOptions {
-        lang: Lang::En,
+        lang: Some(Lang::En),
         note: Some("Erfahrungen/Umzug.md".into()),
         max_note_bytes: 0,
     };
@@ -252,4 +252,119 @@ fn the_demo_vault_gives_only_the_findings_it_was_written_to_have() {
     ];
     assert_eq!(got, want, "{:#?}", report.findings);
     assert_eq!(report.count(Severity::Error), 0);
+}
+
+fn vault_of(notes: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in notes {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+fn lint_dir(dir: &Path, lang: Option<Lang>) -> mindnet_lint::LintReport {
+    let opts = LintOptions {
+        lang,
+        ..Default::default()
+    };
+    lint_vault(dir, &Config::builtin(), &LintConfig::builtin(), &opts).unwrap()
+}
+
+#[test]
+fn a_missing_target_is_one_recommendation_listing_the_notes_that_link_to_it() {
+    let dir = vault_of(&[
+        ("A.md", "Der Kaffee. [[Espresso]]\n"),
+        ("B.md", "Mehr dazu: [[Espresso]] und [[espresso]].\n"),
+        ("C.md", "Noch einmal [[Espresso]].\n"),
+        (
+            "Installation.md",
+            "# Installation\n\nDie Maschine aufstellen.\n",
+        ),
+    ]);
+    let report = lint_dir(dir.path(), None);
+    let missing: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule == "link/missing-target")
+        .collect();
+    assert_eq!(missing.len(), 1, "{:#?}", report.findings);
+    let m = missing[0];
+    assert_eq!(
+        (m.path.as_str(), m.severity),
+        ("A.md", Severity::Recommendation)
+    );
+    assert!(
+        m.message.contains("`Espresso` wird von 3 Notizen verlinkt"),
+        "{}",
+        m.message
+    );
+    assert!(m.message.contains("A, B, C"), "{}", m.message);
+    // The other spelling of the same missing name is shown where it is
+    // written, with its evidence; `Installation` is never suggested.
+    let split: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule == "node/split-spelling")
+        .collect();
+    assert_eq!(split.len(), 1, "{split:#?}");
+    assert!(
+        split[0].message.contains("Groß- und Kleinschreibung"),
+        "{}",
+        split[0].message
+    );
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| !f.message.contains("Installation"))
+    );
+}
+
+#[test]
+fn messages_follow_the_notes_lang_else_the_vaults() {
+    let dir = vault_of(&[
+        (
+            "Notes/Coffee.md",
+            "---\nlang: en\n---\nThe coffee is good, and it is the best in town. [[Espresso Machine]]\n",
+        ),
+        (
+            "Notizen/Kaffee.md",
+            "Der Kaffee ist gut und die Bohnen sind frisch. [[Mahlwerk]]\n",
+        ),
+    ]);
+    let report = lint_dir(dir.path(), Some(Lang::De));
+    let msg = |path: &str| {
+        report
+            .findings
+            .iter()
+            .find(|f| f.path == path)
+            .map(|f| f.message.clone())
+            .unwrap()
+    };
+    assert!(msg("Notes/Coffee.md").contains("does not exist yet"));
+    assert!(msg("Notizen/Kaffee.md").contains("existiert noch nicht"));
+    // `--lang en` for the notes without `lang:`.
+    let report = lint_dir(dir.path(), Some(Lang::En));
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.message.contains("does not exist yet"))
+    );
+    // Undetermined: the language most notes are written in.
+    let english = vault_of(&[
+        (
+            "a.md",
+            "This is the note that links to the rest of the vault. [[Nowhere]]\n",
+        ),
+        (
+            "b.md",
+            "It is one of the notes in this vault, and it is in English.\n",
+        ),
+    ]);
+    let report = lint_dir(english.path(), None);
+    assert_eq!(report.lang, Lang::En);
+    assert!(report.findings[0].message.contains("does not exist yet"));
 }

@@ -53,8 +53,10 @@ pub struct LintRequest {
     /// Findings of at least this severity.
     #[serde(default)]
     pub severity: Severity,
+    /// The vault's language for notes without `lang:`; default: detected
+    /// from the notes.
     #[serde(default)]
-    pub lang: crate::api::Lang,
+    pub lang: Option<crate::api::Lang>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -70,6 +72,8 @@ pub struct Finding {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct LintResponse {
     pub notes: usize,
+    /// The vault's language the messages use (a note's `lang:` wins).
+    pub lang: crate::api::Lang,
     pub findings: Vec<Finding>,
     /// Files that could not be read.
     pub skipped: Vec<crate::api::Warning>,
