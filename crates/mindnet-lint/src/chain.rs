@@ -167,6 +167,7 @@ pub fn chain_preview(
         notes,
         config,
         lang: crate::Lang::De,
+        unreadable: Default::default(),
     };
     let nodes: Vec<ChainNote> = vault
         .notes

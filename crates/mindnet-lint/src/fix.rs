@@ -97,6 +97,7 @@ pub fn plan_fixes(
         notes,
         config,
         lang: crate::Lang::De,
+        unreadable: Default::default(),
     };
     let links = resolve_links(&vault);
     let names = NameIndex::new(&vault);

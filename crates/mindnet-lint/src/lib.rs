@@ -198,6 +198,19 @@ pub(crate) struct Vault<'a> {
     pub notes: Vec<Note>,
     pub config: &'a Config,
     pub lang: Lang,
+    /// File names (lower case, without `.md`) of notes that exist but could
+    /// not be read (binary, too large): a link to one is not "missing", and
+    /// the skip itself is reported.
+    pub unreadable: std::collections::HashSet<String>,
+}
+
+/// The lower-case file names of skipped files.
+pub(crate) fn unreadable(skipped: &[Warning]) -> std::collections::HashSet<String> {
+    skipped
+        .iter()
+        .filter_map(|w| Path::new(&w.path).file_stem())
+        .map(|s| s.to_string_lossy().to_lowercase())
+        .collect()
 }
 
 impl Vault<'_> {
@@ -338,6 +351,7 @@ pub fn lint_vault(
         notes,
         config,
         lang,
+        unreadable: unreadable(&report.skipped),
     };
     let links = resolve_links(&vault);
 

@@ -329,7 +329,15 @@ pub(crate) fn is_missing(l: &LinkRef<'_>) -> bool {
 
 pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
     let names = NameIndex::new(v);
-    let missing: Vec<&LinkRef<'_>> = links.iter().filter(|l| is_missing(l)).collect();
+    let exists_unreadable = |target: &str| {
+        let name = target.rsplit('/').next().unwrap_or(target);
+        v.unreadable
+            .contains(&name.trim_end_matches(".md").to_lowercase())
+    };
+    let missing: Vec<&LinkRef<'_>> = links
+        .iter()
+        .filter(|l| is_missing(l) && !exists_unreadable(&l.link.parts.target))
+        .collect();
     let mut out = Vec::new();
 
     // Misspellings of existing notes: one finding per link (each is to fix).
