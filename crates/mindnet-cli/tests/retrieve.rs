@@ -17,7 +17,8 @@ fn note(dir: &Path, rel: &str, frontmatter: &str, body: &str) {
 
 /// One indexed copy of the demo vault for all tests of this file, with:
 /// - two notes equal but for their status (stable, draft),
-/// - two notes equal but for their type (concept, glossary),
+/// - two notes equal but for their type (concept, glossary): one file name
+///   in two folders, since the title (the file name) is embedded too,
 /// - two notes about a topic that both link to a third, unrelated-sounding one.
 fn vault() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
@@ -29,8 +30,8 @@ fn vault() -> &'static Path {
         note(v, "Test/Tee stabil.md", "type: concept\nstatus: stable", tea);
         note(v, "Test/Tee Entwurf.md", "type: concept\nstatus: draft", tea);
         let kite = "# Lenkdrachen\n\nEin Lenkdrachen fliegt an zwei Leinen; man steuert ihn durch Ziehen an der linken oder rechten Leine.\n";
-        note(v, "Test/Drachen Konzept.md", "type: concept", kite);
-        note(v, "Test/Drachen Glossar.md", "type: glossary", kite);
+        note(v, "Test/Konzept/Lenkdrachen.md", "type: concept", kite);
+        note(v, "Test/Glossar/Lenkdrachen.md", "type: glossary", kite);
         note(
             v,
             "Test/Sauerteig ansetzen.md",
@@ -95,8 +96,8 @@ fn a_glossary_hit_is_damped() {
         "Lenkdrachen an zwei Leinen steuern",
         &["-k", "20", "--lang", "en"],
     );
-    let concept = rank_of(&r, "Test/Drachen Konzept.md").expect("concept found");
-    let glossary = rank_of(&r, "Test/Drachen Glossar.md").expect("glossary found");
+    let concept = rank_of(&r, "Test/Konzept/Lenkdrachen.md").expect("concept found");
+    let glossary = rank_of(&r, "Test/Glossar/Lenkdrachen.md").expect("glossary found");
     assert!(concept < glossary, "{r:#}");
     let g = &hits(&r)[glossary]["score_breakdown"];
     let c = &hits(&r)[concept]["score_breakdown"];
