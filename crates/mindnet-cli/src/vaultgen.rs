@@ -303,3 +303,81 @@ pub fn pseudo_word(n: usize) -> String {
         .map(|f| f.to_uppercase().chain(chars).collect())
         .unwrap_or_default()
 }
+
+/// A link planted by `plant_spellings`, and what the linter should say.
+pub struct PlantedLink {
+    /// The note that holds the link (vault-relative).
+    pub path: String,
+    /// The target as written.
+    pub written: String,
+    /// The existing note it is another spelling of; `None` for a decoy, a
+    /// missing name that only looks alike.
+    pub means: Option<String>,
+    /// How the spelling was made.
+    pub variant: &'static str,
+}
+
+/// Misspellings with known truth for the linter: `count` notes in `namen/`
+/// named "<pseudo word> <noun>", and as many notes in `verweise/` that link
+/// to one of them in another spelling (underscore, hyphen, plural, two letters
+/// swapped; a change of case alone resolves, as in Obsidian) or to a decoy (first letter changed, another noun, another
+/// word), which is a missing note and no misspelling.
+pub fn plant_spellings(dir: &Path, count: usize, seed: u64) -> std::io::Result<Vec<PlantedLink>> {
+    let mut rng = Rng::new(seed ^ 0x5eed);
+    let nouns: Vec<&str> = WORDS
+        .iter()
+        .copied()
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .collect();
+    std::fs::create_dir_all(dir.join("namen"))?;
+    std::fs::create_dir_all(dir.join("verweise"))?;
+    let mut out = Vec::new();
+    for i in 0..count {
+        let word = pseudo_word(50_000 + i * 7);
+        let noun = *rng.pick(&nouns);
+        let name = format!("{word} {noun}");
+        std::fs::write(
+            dir.join("namen").join(format!("{name}.md")),
+            format!("---\ntype: concept\n---\nÜber {name}.\n"),
+        )?;
+        let swapped = {
+            let mut c: Vec<char> = word.chars().collect();
+            c.swap(3, 4);
+            c.into_iter().collect::<String>()
+        };
+        let other_noun = nouns
+            .iter()
+            .copied()
+            .find(|n| *n != noun && n.chars().next() != noun.chars().next())
+            .unwrap_or("Frage");
+        let (written, means, variant) = match i % 7 {
+            0 => (format!("{word}_{noun}"), Some(&name), "underscore"),
+            1 => (format!("{word}-{noun}"), Some(&name), "hyphen"),
+            2 => (format!("{word} {noun}en"), Some(&name), "plural"),
+            3 => (format!("{swapped} {noun}"), Some(&name), "swapped letters"),
+            4 => (
+                format!("X{} {noun}", &word[1..]),
+                None,
+                "decoy: first letter",
+            ),
+            5 => (format!("{word} {other_noun}"), None, "decoy: another noun"),
+            _ => (
+                format!("{} {noun}", pseudo_word(90_000 + i)),
+                None,
+                "decoy: another word",
+            ),
+        };
+        let path = format!("verweise/Verweis {i:04}.md");
+        std::fs::write(
+            dir.join(&path),
+            format!("---\ntype: concept\n---\nSiehe [[{written}]].\n"),
+        )?;
+        out.push(PlantedLink {
+            path,
+            written,
+            means: means.cloned(),
+            variant,
+        });
+    }
+    Ok(out)
+}

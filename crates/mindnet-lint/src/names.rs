@@ -202,6 +202,16 @@ pub(crate) fn same_name(a: &str, b: &str, lang: Lang) -> Option<Evidence> {
     let [(x, y)] = differing.as_slice() else {
         return None;
     };
+    // A plural ending on one of the two (`Morgen` / `Morgenen` is not two
+    // singulars of one stem, but one word and its plural).
+    let plural_of = |long: &str, short: &str| {
+        plural_endings(lang)
+            .iter()
+            .any(|e| long.strip_suffix(e) == Some(short))
+    };
+    if short_enough(x, y) && (plural_of(x, y) || plural_of(y, x)) {
+        return Some(Evidence::Plural);
+    }
     let (x, y) = (singular(x, lang), singular(y, lang));
     let len = x.chars().count().min(y.chars().count());
     if len < 4 || x.chars().next() != y.chars().next() {
@@ -210,6 +220,11 @@ pub(crate) fn same_name(a: &str, b: &str, lang: Lang) -> Option<Evidence> {
     let max = if len >= 10 { 2 } else { 1 };
     let d = distance(x, y, max);
     (d <= max).then_some(Evidence::Letters(d))
+}
+
+/// Both words have 4+ letters: a plural of a shorter word says little.
+fn short_enough(x: &str, y: &str) -> bool {
+    x.chars().count().min(y.chars().count()) >= 4
 }
 
 /// A link target that is a file of another kind (`bild.png`), not a note.
