@@ -37,12 +37,7 @@ pub const WATCH_DEBOUNCE: Duration = Duration::from_millis(300);
 /// Where `mindnet tune` keeps the indexes of judged sets: next to the model
 /// cache (`$XDG_CACHE_HOME/mindnet/tune`, else `~/.cache/mindnet/tune`).
 pub fn tune_index_dir() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("mindnet")
-        .join("tune")
+    mindnet_embed::fetch::cache_root().join("tune")
 }
 
 /// Environment variables, by name, in one list (SPEC API-2).

@@ -229,7 +229,8 @@ fn evaluate(
             .collect();
         parts
             .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
+            // A panic in scoring is a bug: raise it, never drop the half.
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     });
     let mut sums = vec![(0usize, SetScore::default()); sets];

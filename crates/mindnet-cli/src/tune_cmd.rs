@@ -97,6 +97,11 @@ pub fn run(args: TuneArgs) -> Result<ExitCode> {
         args.embedder.clone(),
         &args.config,
     );
+    // A feedback vault's index is opened here: not while a server owns it.
+    for vault in &args.feedback {
+        let at = settings(Some(vault.clone()), &Default::default(), None, &args.config);
+        crate::backend::refuse_if_served(&at, "tune")?;
+    }
     let req = TuneRequest {
         sets,
         feedback: args.feedback.clone(),

@@ -14,11 +14,17 @@ pub fn cache_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("MINDNET_MODEL_DIR") {
         return PathBuf::from(d);
     }
-    let base = std::env::var_os("XDG_CACHE_HOME")
+    cache_root().join("models")
+}
+
+/// mindnet's folder in the user cache: `$XDG_CACHE_HOME/mindnet`, else
+/// `~/.cache/mindnet` (models, and the indexes of `mindnet tune`).
+pub fn cache_root() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("mindnet").join("models")
+        .unwrap_or_else(std::env::temp_dir)
+        .join("mindnet")
 }
 
 /// The folder holding a model's files in the cache.

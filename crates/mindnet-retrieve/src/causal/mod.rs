@@ -383,17 +383,18 @@ impl Retriever<'_> {
         // A path inside a longer one from the same seed says less: keep the
         // longest, so the merged paths show different branches, not one
         // branch and its prefixes.
+        // Candidates come seed by seed, so a seed's paths are compared with
+        // each other only (not with every path of every seed).
         let contained = |small: &Candidate, big: &Candidate| {
-            small.2 == big.2
-                && small.0.len() < big.0.len()
+            small.0.len() < big.0.len()
                 && big
                     .0
                     .windows(small.0.len())
                     .any(|w| w == small.0.as_slice())
         };
         let maximal: Vec<bool> = candidates
-            .iter()
-            .map(|c| !candidates.iter().any(|o| contained(c, o)))
+            .chunk_by(|a, b| a.2 == b.2)
+            .flat_map(|group| group.iter().map(|c| !group.iter().any(|o| contained(c, o))))
             .collect();
         let mut keep = maximal.into_iter();
         candidates.retain(|_| keep.next().unwrap_or(true));
