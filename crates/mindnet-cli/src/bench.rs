@@ -66,24 +66,10 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-    /// The linter's split-spelling rule against planted misspellings of
-    /// known truth: precision and recall, and the time of the whole lint.
-    Lint {
-        /// Generated notes around the planted ones.
-        #[arg(long, default_value_t = 10_000)]
-        notes: usize,
-        /// Planted links (4 in 7 misspell a note, 3 in 7 are decoys).
-        #[arg(long, default_value_t = 700)]
-        plant: usize,
-        #[arg(long, default_value_t = 42)]
-        seed: u64,
-        /// Where to write the vault.
-        #[arg(long, value_name = "DIR")]
-        vault: PathBuf,
-        /// Write every planted link with its finding and judgement (JSON Lines).
-        #[arg(long, value_name = "FILE")]
-        judged: Option<PathBuf>,
-    },
+    /// The linter against planted problems of known truth: per rule, the
+    /// findings right and wrong and the problems missed, and the time of
+    /// the whole lint.
+    Lint(crate::bench_lint::LintBench),
     /// `mindnet serve` under load over real HTTP: time to ready, warm query
     /// latency, concurrent clients, and the same while edited notes are
     /// re-imported by the watcher. Edits the vault: use a generated one.
@@ -111,91 +97,9 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             vault,
             questions,
         } => causal(notes, chains, seed, &vault, &questions),
-        BenchCommand::Lint {
-            notes,
-            plant,
-            seed,
-            vault,
-            judged,
-        } => lint(notes, plant, seed, &vault, judged.as_deref()),
+        BenchCommand::Lint(args) => crate::bench_lint::run(args),
         BenchCommand::Serve(args) => crate::bench_serve::run(args),
     }
-}
-
-fn lint(
-    notes: usize,
-    plant: usize,
-    seed: u64,
-    vault: &std::path::Path,
-    judged: Option<&std::path::Path>,
-) -> Result<ExitCode> {
-    if vault.exists() {
-        anyhow::bail!("{} exists; give a new folder", vault.display());
-    }
-    std::fs::create_dir_all(vault)?;
-    vaultgen::generate(vault, notes, seed)?;
-    let planted = vaultgen::plant_spellings(vault, plant, seed)?;
-    let t = std::time::Instant::now();
-    let report = mindnet_lint::lint_vault(
-        vault,
-        &Config::builtin(),
-        &mindnet_lint::LintConfig::builtin(),
-        &mindnet_lint::LintOptions::default(),
-    )?;
-    let seconds = t.elapsed().as_secs_f64();
-    let (mut tp, mut fp, mut missed) = (0usize, 0usize, 0usize);
-    let mut lines = String::new();
-    for p in &planted {
-        let finding = report
-            .findings
-            .iter()
-            .find(|f| f.path == p.path && f.rule == "node/split-spelling");
-        let right = match (&p.means, finding) {
-            (Some(name), Some(f)) if f.message.contains(&format!("`{name}`")) => {
-                tp += 1;
-                true
-            }
-            (Some(_), Some(_)) => {
-                fp += 1;
-                false
-            }
-            (Some(_), None) => {
-                missed += 1;
-                false
-            }
-            (None, Some(_)) => {
-                fp += 1;
-                false
-            }
-            (None, None) => true,
-        };
-        lines.push_str(
-            &serde_json::json!({
-                "path": p.path, "written": p.written, "means": p.means, "variant": p.variant,
-                "finding": finding.map(|f| f.message.clone()), "judged": if right { "right" } else { "wrong" },
-            })
-            .to_string(),
-        );
-        lines.push('\n');
-    }
-    if let Some(file) = judged {
-        std::fs::write(file, lines).with_context(|| format!("writing {}", file.display()))?;
-    }
-    let reported = tp + fp;
-    println!(
-        "{} notes, {} planted links ({} misspellings, {} decoys), lint {:.2} s",
-        report.notes,
-        planted.len(),
-        planted.iter().filter(|p| p.means.is_some()).count(),
-        planted.iter().filter(|p| p.means.is_none()).count(),
-        seconds
-    );
-    println!(
-        "split spelling on the planted links: {reported} reported, {tp} right, {fp} wrong, {missed} missed: precision {:.3}, recall {:.3}",
-        tp as f64 / reported.max(1) as f64,
-        tp as f64 / (tp + missed).max(1) as f64
-    );
-    Ok(ExitCode::SUCCESS)
 }
 
 fn causal(

@@ -3,6 +3,7 @@
 mod args;
 mod backend;
 mod bench;
+mod bench_lint;
 mod bench_serve;
 mod import;
 mod lint_cmd;

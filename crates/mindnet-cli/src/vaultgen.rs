@@ -381,3 +381,315 @@ pub fn plant_spellings(dir: &Path, count: usize, seed: u64) -> std::io::Result<V
     }
     Ok(out)
 }
+
+/// A finding that a planted case must give: its rule, in which note.
+pub struct Expected {
+    pub rule: &'static str,
+    /// The note that holds the finding (vault-relative).
+    pub path: String,
+}
+
+/// A case planted by `plant_rules`: a few notes in their own folder with
+/// one problem of known truth, or a decoy that only looks like one.
+pub struct PlantedCase {
+    /// The folder of the case's notes (vault-relative, `regeln/NNNN`).
+    pub folder: String,
+    /// The rule the case is about.
+    pub rule: &'static str,
+    /// What was planted, in a few words.
+    pub variant: &'static str,
+    /// Every finding the case should give; empty for a decoy.
+    pub expect: Vec<Expected>,
+}
+
+/// One planted note: its name, type and body.
+struct CaseNote {
+    name: String,
+    note_type: &'static str,
+    front: String,
+    body: String,
+}
+
+/// Problems of known truth for every lint rule besides split spellings,
+/// each next to a decoy that a careless rule would flag: an alias next to
+/// a canonical kind and the same words in prose, a chronology word on
+/// another line or inside a longer word, one cause written twice, the
+/// chain through every stage, links by case, section, alias, path, label
+/// and embed, a year in a name. `count` cases in `regeln/`, cycling
+/// through the variants.
+pub fn plant_rules(dir: &Path, count: usize) -> std::io::Result<Vec<PlantedCase>> {
+    let mut out = Vec::new();
+    for i in 0..count {
+        let p = pseudo_word(200_000 + i * 13);
+        let folder = format!("regeln/{i:04}");
+        std::fs::create_dir_all(dir.join(&folder))?;
+        let (a, b, c) = (
+            format!("{p} Auslöser"),
+            format!("{p} Wirkung"),
+            format!("{p} Mitte"),
+        );
+        let note = |name: &str, note_type: &'static str, body: String| CaseNote {
+            name: name.to_string(),
+            note_type,
+            front: String::new(),
+            body,
+        };
+        let plain =
+            |name: &str, note_type: &'static str| note(name, note_type, "Ein Gedanke.".into());
+        let at = |name: &str| format!("{folder}/{name}.md");
+        let expect = |rule: &'static str, name: &str| Expected {
+            rule,
+            path: at(name),
+        };
+        let (rule, variant, notes, expected): (&str, &str, Vec<CaseNote>, Vec<Expected>) = match i
+            % 19
+        {
+            0 => (
+                "edge/alias-not-canonical",
+                "an alias as the kind",
+                vec![
+                    note(&a, "concept", format!("Das [[rel:führte_zu {b}]].")),
+                    plain(&b, "concept"),
+                ],
+                vec![expect("edge/alias-not-canonical", &a)],
+            ),
+            1 => (
+                "edge/alias-not-canonical",
+                "decoy: the canonical kind, and the alias's words in prose",
+                vec![
+                    note(
+                        &a,
+                        "concept",
+                        format!("Das [[rel:resulted_in {b}]]. Das führte zu [[{b}]]."),
+                    ),
+                    plain(&b, "concept"),
+                ],
+                vec![],
+            ),
+            2 => (
+                "edge/unknown-kind",
+                "a kind not in the vocabulary",
+                vec![
+                    note(&a, "concept", format!("Es [[rel:verschlimmbessert {b}]].")),
+                    plain(&b, "concept"),
+                ],
+                vec![expect("edge/unknown-kind", &a)],
+            ),
+            3 => (
+                "edge/unknown-kind",
+                "decoy: a plain callout and a Dataview field with a link",
+                vec![
+                    note(
+                        &a,
+                        "concept",
+                        format!("> [!note] Hinweis: [[{b}]]\n\nAutor:: [[{b}]]"),
+                    ),
+                    plain(&b, "person"),
+                ],
+                vec![],
+            ),
+            4 => (
+                "edge/prohibited-for-type",
+                "a principle caused by a value",
+                vec![
+                    note(&a, "principle", format!("Das kommt [[rel:caused_by {b}]].")),
+                    plain(&b, "value"),
+                ],
+                vec![expect("edge/prohibited-for-type", &a)],
+            ),
+            5 => (
+                "edge/prohibited-for-type",
+                "decoy: a principle based on a value",
+                vec![
+                    note(&a, "principle", format!("Das ruht [[rel:based_on {b}]].")),
+                    plain(&b, "value"),
+                ],
+                vec![],
+            ),
+            6 => (
+                "edge/chronology-as-causality",
+                "„danach“ on the line of a causal link",
+                vec![
+                    note(
+                        &a,
+                        "decision",
+                        format!("Danach kam [[rel:resulted_in {b}]]."),
+                    ),
+                    plain(&b, "state"),
+                ],
+                vec![expect("edge/chronology-as-causality", &a)],
+            ),
+            7 => (
+                "edge/chronology-as-causality",
+                "decoy: „danach“ on a sequence link, „später“ on another line, „spätere“",
+                vec![
+                    note(
+                        &a,
+                        "decision",
+                        format!(
+                            "Danach [[rel:followed_by {b}]].\n\nDas kam später.\n\nDie spätere Folge: [[rel:resulted_in {c}]]."
+                        ),
+                    ),
+                    plain(&b, "decision"),
+                    plain(&c, "state"),
+                ],
+                vec![],
+            ),
+            8 => (
+                "chain/cycle",
+                "two notes that cause each other",
+                vec![
+                    note(&a, "state", format!("Kommt [[rel:caused_by {b}]].")),
+                    note(&b, "state", format!("Kommt [[rel:caused_by {a}]].")),
+                ],
+                vec![expect("chain/cycle", &a), expect("chain/cycle", &b)],
+            ),
+            9 => (
+                "chain/cycle",
+                "decoy: one cause written from both ends",
+                vec![
+                    note(&a, "state", format!("Kommt [[rel:caused_by {b}]].")),
+                    note(&b, "decision", format!("Das [[rel:resulted_in {a}]].")),
+                ],
+                vec![],
+            ),
+            10 => (
+                "chain/gap",
+                "a principle straight from an experience",
+                vec![
+                    note(
+                        &a,
+                        "principle",
+                        format!("Gelernt [[rel:derived_from {b}]]."),
+                    ),
+                    plain(&b, "experience"),
+                ],
+                vec![expect("chain/gap", &a)],
+            ),
+            11 => (
+                "chain/gap",
+                "decoy: experience, decision, principle",
+                vec![
+                    note(
+                        &a,
+                        "principle",
+                        format!("Gelernt [[rel:derived_from {c}]]."),
+                    ),
+                    plain(&b, "experience"),
+                    note(
+                        &c,
+                        "decision",
+                        format!("Entschieden [[rel:caused_by {b}]]."),
+                    ),
+                ],
+                vec![],
+            ),
+            12 => (
+                "chain/multiple-causes",
+                "a state with two causes",
+                vec![
+                    note(
+                        &a,
+                        "state",
+                        format!("Kommt [[rel:caused_by {b}]] und [[rel:caused_by {c}]]."),
+                    ),
+                    plain(&b, "decision"),
+                    plain(&c, "decision"),
+                ],
+                vec![expect("chain/multiple-causes", &a)],
+            ),
+            13 => (
+                "chain/multiple-causes",
+                "decoy: one cause written twice",
+                vec![
+                    note(
+                        &a,
+                        "state",
+                        format!("Kommt [[rel:caused_by {b}]].\n\n> [!edge] caused_by: [[{b}]]"),
+                    ),
+                    plain(&b, "decision"),
+                ],
+                vec![],
+            ),
+            14 => (
+                "link/missing-target",
+                "a link to a note not written yet",
+                vec![note(
+                    &a,
+                    "concept",
+                    format!("Offen: [[{p} Unbekanntes Kapitel]]."),
+                )],
+                vec![expect("link/missing-target", &a)],
+            ),
+            15 => {
+                std::fs::write(
+                    dir.join(&folder).join(format!("{p} Bild.png")),
+                    [0x89, b'P', b'N', b'G'],
+                )?;
+                let mut target = note(
+                    &b,
+                    "concept",
+                    "Ein Gedanke.\n\n## Abschnitt\n\nMehr.".into(),
+                );
+                target.front = format!("aliases: [{p} Zweitname]\n");
+                (
+                    "link/missing-target",
+                    "decoy: links by case, section, alias, path, relative path, label, embed",
+                    vec![
+                        note(
+                            &a,
+                            "concept",
+                            format!(
+                                "[[{}]], [[{b}#Abschnitt]], [[{p} Zweitname]], [[{folder}/{b}]], [[../{i:04}/{b}]], [[{b}|Text]], ![[{p} Bild.png]]",
+                                b.to_lowercase()
+                            ),
+                        ),
+                        target,
+                    ],
+                    vec![],
+                )
+            }
+            16 => (
+                "link/outside-vault",
+                "a path out of the vault",
+                vec![note(
+                    &a,
+                    "concept",
+                    format!("Dort: [[../../../{p} Draußen]]."),
+                )],
+                vec![expect("link/outside-vault", &a)],
+            ),
+            17 => (
+                "link/outside-vault",
+                "decoy: a relative path that stays inside",
+                vec![
+                    note(&a, "concept", format!("Dort: [[../{i:04}/{b}]].")),
+                    plain(&b, "concept"),
+                ],
+                vec![],
+            ),
+            _ => (
+                "node/split-spelling",
+                "decoy: another year in a name (a missing note, no misspelling)",
+                vec![
+                    note(&a, "journal", format!("Wie im [[{p} Bericht 2023]].")),
+                    plain(&format!("{p} Bericht 2024"), "journal"),
+                ],
+                vec![expect("link/missing-target", &a)],
+            ),
+        };
+        for n in notes {
+            std::fs::write(
+                dir.join(&folder).join(format!("{}.md", n.name)),
+                format!("---\ntype: {}\n{}---\n{}\n", n.note_type, n.front, n.body),
+            )?;
+        }
+        out.push(PlantedCase {
+            folder,
+            rule,
+            variant,
+            expect: expected,
+        });
+    }
+    Ok(out)
+}

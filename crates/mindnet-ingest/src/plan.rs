@@ -46,10 +46,11 @@ impl Config {
 }
 
 /// The version of the rules that turn files into notes, chunks and edges.
-/// Bumped when they change (2: titles are file names, not H1s), so an
+/// Bumped when they change (2: titles are file names, not H1s; 3: `../`
+/// links read from the linking note's folder), so an
 /// index built under older rules is planned again note by note on the next
 /// import, and the notes whose output changed are rewritten.
-pub const DERIVATION: u32 = 2;
+pub const DERIVATION: u32 = 3;
 
 /// A note's title as Obsidian reads it: the frontmatter `title`, else the
 /// file name without `.md`. The first `# H1` is a heading like any other

@@ -19,7 +19,8 @@ pub enum Resolution {
     /// Index into the resolver's notes.
     Note(usize),
     Unresolved,
-    /// `../` or an absolute path: never a note of this vault.
+    /// An absolute path, or a relative one that climbs above the vault:
+    /// never a note of this vault.
     OutsideVault,
 }
 
@@ -82,8 +83,18 @@ impl Resolver {
         if key.is_empty() {
             return Resolution::Unresolved;
         }
-        if key.starts_with('/') || key.starts_with("../") || key.contains("/../") || key == ".." {
+        if key.starts_with('/') {
             return Resolution::OutsideVault;
+        }
+        if key == ".." || key.starts_with("../") || key.contains("/../") || key.contains("/./") {
+            // Relative to the linking note's folder, as Obsidian reads it.
+            return match relative(&link_key(from_path), &key) {
+                Some(path) => self
+                    .by_path
+                    .get(&path)
+                    .map_or(Resolution::Unresolved, |c| self.pick(c, from_path)),
+                None => Resolution::OutsideVault,
+            };
         }
         if key.contains('/') {
             if let Some(c) = self.by_path.get(&key) {
@@ -118,6 +129,23 @@ impl Resolver {
         });
         best.map_or(Resolution::Unresolved, Resolution::Note)
     }
+}
+
+/// `key` read from the folder of the note at `from` (both link keys), with
+/// `.` and `..` applied; `None` when it climbs above the vault.
+fn relative(from: &str, key: &str) -> Option<String> {
+    let mut parts: Vec<&str> = from.split('/').collect();
+    parts.pop();
+    for part in key.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
 }
 
 #[cfg(test)]
@@ -160,5 +188,16 @@ mod tests {
             r.resolve("../../etc/passwd", "x.md"),
             Resolution::OutsideVault
         );
+        // A relative path is read from the linking note's folder; it is
+        // outside only when it climbs above the vault.
+        assert_eq!(r.resolve("../b/Note", "a/x.md"), Resolution::Note(1));
+        assert_eq!(r.resolve("../b/./Note.md", "a/x.md"), Resolution::Note(1));
+        assert_eq!(r.resolve("../Qdrant", "a/x.md"), Resolution::Note(2));
+        assert_eq!(r.resolve("../b/Fehlt", "a/x.md"), Resolution::Unresolved);
+        assert_eq!(
+            r.resolve("../../Qdrant", "a/x.md"),
+            Resolution::OutsideVault
+        );
+        assert_eq!(r.resolve("..", "x.md"), Resolution::OutsideVault);
     }
 }

@@ -13,7 +13,8 @@
 //!   word of 4+ letters with the same first letter, one edit away (two for
 //!   words of 10+ letters): `Gewohnhieten` for `Gewohnheiten`, `Neue Stele`
 //!   for `Neue Stelle`; never `Cancer` for `Scanners`, `Hormone` for
-//!   `Harmony` or `LLVM fadd` for `LLVM add`.
+//!   `Harmony` or `LLVM fadd` for `LLVM add`, and never a word with digits
+//!   (`Bericht 2023` names another note than `Bericht 2024`).
 
 use crate::{Finding, Lang, LinkRef, Msg, Vault};
 use std::collections::{BTreeMap, HashMap};
@@ -211,6 +212,11 @@ pub(crate) fn same_name(a: &str, b: &str, lang: Lang) -> Option<Evidence> {
     };
     if short_enough(x, y) && (plural_of(x, y) || plural_of(y, x)) {
         return Some(Evidence::Plural);
+    }
+    // A number that differs names another note (`Bericht 2023`, `Bericht
+    // 2024`), not a slip of the finger.
+    if [x, y].iter().any(|w| w.chars().any(|c| c.is_numeric())) {
+        return None;
     }
     let (x, y) = (singular(x, lang), singular(y, lang));
     let len = x.chars().count().min(y.chars().count());
@@ -530,6 +536,8 @@ mod tests {
                 ("gender", "Blender"),
                 ("Upanishad", "Origin of the Word"),
                 ("qdrant", "kafka"),
+                ("Jahresbericht 2023", "Jahresbericht 2024"),
+                ("Q3 2023 Review", "Q3 2024 Review"),
             ] {
                 assert_eq!(same_name(a, b, lang), None, "{a} / {b}");
                 assert_eq!(same_name(b, a, lang), None, "{b} / {a}");
