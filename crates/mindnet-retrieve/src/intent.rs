@@ -19,11 +19,26 @@ fn normalize(text: &str) -> String {
 }
 
 pub fn detect(engine: &DecisionEngine, query: &str) -> String {
-    let q = normalize(query);
-    let mut best: Option<(usize, usize, &str)> = None; // position, length, name
-    for (name, rule) in &engine.intents {
-        for p in &rule.patterns {
-            // " warum" must start a word; it may end inside one (" folge" in " folgen").
+    let rules = engine
+        .intents
+        .iter()
+        .map(|(name, rule)| (name.as_str(), rule.patterns.as_slice()));
+    earliest(query, rules)
+        .unwrap_or(engine.fallback.as_str())
+        .to_string()
+}
+
+/// The key whose pattern starts earliest in `text`, then the longest such
+/// pattern, then the first key given. A pattern must start a word and may
+/// end inside one (" folge" in " folgen").
+pub fn earliest<'a, K: Copy>(
+    text: &str,
+    rules: impl IntoIterator<Item = (K, &'a [String])>,
+) -> Option<K> {
+    let q = normalize(text);
+    let mut best: Option<(usize, usize, K)> = None; // position, length, key
+    for (name, patterns) in rules {
+        for p in patterns {
             let p = normalize(p);
             let p = p.trim_end();
             if p.trim().is_empty() {
@@ -35,8 +50,15 @@ pub fn detect(engine: &DecisionEngine, query: &str) -> String {
             }
         }
     }
-    best.map_or(engine.fallback.as_str(), |(_, _, name)| name)
-        .to_string()
+    best.map(|(_, _, name)| name)
+}
+
+/// The words of `text`, lower case, punctuation dropped.
+pub fn words(text: &str) -> Vec<String> {
+    normalize(text)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
 }
 
 #[cfg(test)]

@@ -59,6 +59,48 @@ pub struct SubgraphConfig {
     pub max_nodes: usize,
 }
 
+/// A chat strategy (CHAT-3, CHAT-4): when it is chosen and how it answers.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Strategy {
+    pub description: String,
+    /// Phrases that select it on the fast path (matched like intent patterns).
+    #[serde(default)]
+    pub patterns: Vec<String>,
+    /// Causal intents whose patterns select it.
+    #[serde(default)]
+    pub intents: Vec<String>,
+    /// Note types of the strategic retrieval.
+    #[serde(default)]
+    pub inject_types: Vec<String>,
+    /// Score factors of a source by its note type.
+    #[serde(default)]
+    pub type_boosts: BTreeMap<String, f64>,
+    /// The key of its prompt template in prompts.yaml.
+    pub template: String,
+    /// Answers with the causal chain and the explanation subgraph.
+    #[serde(default)]
+    pub causal: bool,
+    /// Drafts a new note instead of answering from the vault.
+    #[serde(default)]
+    pub interview: bool,
+    /// Phrases whose mean embedding stands for it in the fallback.
+    #[serde(default)]
+    pub examples: Vec<String>,
+}
+
+/// The chat router's rules (the `chat:` block).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatRules {
+    pub question_words: Vec<String>,
+    pub trigger_keywords: Vec<String>,
+    pub default_strategy: String,
+    /// How far the nearest centroid must beat the next to be chosen.
+    pub centroid_margin: f64,
+    pub strategies: BTreeMap<String, Strategy>,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DecisionEngine {
@@ -68,6 +110,9 @@ pub struct DecisionEngine {
     pub traversal: Traversal,
     pub ranking: Ranking,
     pub subgraph: SubgraphConfig,
+    /// Absent in a file written before the chat: the built-in rules.
+    #[serde(default)]
+    pub chat: Option<ChatRules>,
 }
 
 impl DecisionEngine {
@@ -82,7 +127,7 @@ impl DecisionEngine {
     }
 
     pub fn from_yaml(path: &Path, text: &str) -> Result<Self, ConfigError> {
-        let e: DecisionEngine = yaml::parse(path, text)?;
+        let mut e: DecisionEngine = yaml::parse(path, text)?;
         if !e.intents.contains_key(&e.fallback) {
             return Err(yaml::invalid(
                 path,
@@ -91,7 +136,37 @@ impl DecisionEngine {
                 format!("the fallback intent `{}` is not defined", e.fallback),
             ));
         }
+        if e.chat.is_none() && text != DEFAULT_YAML {
+            e.chat = Self::builtin().chat;
+        }
+        if let Some(chat) = &e.chat {
+            let invalid = |field: &[&str], msg: String| Err(yaml::invalid(path, text, field, msg));
+            if !chat.strategies.contains_key(&chat.default_strategy) {
+                return invalid(
+                    &["chat", "default_strategy"],
+                    format!(
+                        "the default strategy `{}` is not defined",
+                        chat.default_strategy
+                    ),
+                );
+            }
+            for (name, s) in &chat.strategies {
+                if let Some(i) = s.intents.iter().find(|i| !e.intents.contains_key(*i)) {
+                    return invalid(
+                        &["chat", "strategies", name, "intents"],
+                        format!("the intent `{i}` is not defined under `intents`"),
+                    );
+                }
+            }
+        }
         Ok(e)
+    }
+
+    /// The chat router's rules (the built-in ones when the file has none).
+    pub fn chat(&self) -> &ChatRules {
+        self.chat
+            .as_ref()
+            .expect("the built-in decision engine has a chat block (checked by a test)")
     }
 
     /// The rule of an intent (the fallback's for an unknown name).

@@ -1,0 +1,273 @@
+//! Drafts of new notes (CHAT-5, UI-2): the Markdown an interview produces,
+//! and the healing parser that repairs what an LLM under load gets wrong
+//! (a missing closing `---`, broken YAML, invented frontmatter fields),
+//! saying each repair, so the user sees what changed before saving.
+
+use serde_yaml_ng::{Mapping, Value};
+
+/// Frontmatter fields a note may carry (SPEC §1). Anything else in a
+/// draft's frontmatter is moved into the body as its own section.
+pub const FRONTMATTER_FIELDS: [&str; 10] = [
+    "id", "title", "type", "status", "tags", "aliases", "created", "updated", "lang", "lint",
+];
+
+/// A draft after healing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Healed {
+    /// Frontmatter and body, ready to save.
+    pub markdown: String,
+    pub title: Option<String>,
+    pub note_type: Option<String>,
+    /// What was repaired, one sentence each; empty for a clean draft.
+    pub repairs: Vec<String>,
+}
+
+/// The content of the first fenced block (```` ```markdown ````, ```` ```md ````
+/// or a bare fence), else the whole text. An unclosed fence runs to the end.
+fn fenced(text: &str, repairs: &mut Vec<String>) -> String {
+    let mut lines = text.lines();
+    let mut inside = Vec::new();
+    let mut found = false;
+    for line in lines.by_ref() {
+        let t = line.trim_start();
+        if let Some(lang) = t.strip_prefix("```") {
+            let lang = lang.trim();
+            if lang.is_empty() || lang == "markdown" || lang == "md" {
+                found = true;
+                break;
+            }
+        }
+    }
+    if !found {
+        return text.trim().to_string();
+    }
+    let mut closed = false;
+    for line in lines {
+        if line.trim_start().starts_with("```") {
+            closed = true;
+            break;
+        }
+        inside.push(line);
+    }
+    if !closed {
+        repairs.push("the code block had no closing ```".into());
+    }
+    inside.join("\n").trim().to_string()
+}
+
+/// A line that reads as one YAML entry (`key: value` or a list item).
+fn yaml_like(line: &str) -> bool {
+    let t = line.trim_end();
+    if t.is_empty() {
+        return false;
+    }
+    if t.starts_with("  ") || t.starts_with("- ") {
+        return true;
+    }
+    t.split_once(':').is_some_and(|(k, _)| {
+        !k.is_empty()
+            && k.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == ' ')
+            && !k.starts_with('#')
+    })
+}
+
+/// Splits `---` frontmatter from the body, closing an unclosed block at
+/// the first line that is not YAML.
+fn split(text: &str, repairs: &mut Vec<String>) -> (String, String) {
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.first().map(|l| l.trim()) != Some("---") {
+        return (String::new(), text.to_string());
+    }
+    if let Some(end) = lines.iter().skip(1).position(|l| l.trim() == "---") {
+        let end = end + 1;
+        return (lines[1..end].join("\n"), lines[end + 1..].join("\n"));
+    }
+    let end = lines
+        .iter()
+        .skip(1)
+        .position(|l| !yaml_like(l))
+        .map_or(lines.len(), |p| p + 1);
+    repairs.push("the frontmatter had no closing `---`; it is closed before the body".into());
+    (lines[1..end].join("\n"), lines[end..].join("\n"))
+}
+
+/// The frontmatter as a mapping; broken YAML is read line by line, each
+/// `key: value` kept (its value as plain text when it does not parse), and
+/// lines that are no entry at all go to the body.
+fn mapping(yaml: &str, repairs: &mut Vec<String>, spill: &mut Vec<String>) -> Mapping {
+    if yaml.trim().is_empty() {
+        return Mapping::new();
+    }
+    match serde_yaml_ng::from_str::<Value>(yaml) {
+        Ok(Value::Mapping(m)) => return m,
+        Ok(_) | Err(_) => {}
+    }
+    let mut m = Mapping::new();
+    let mut bad = 0;
+    for line in yaml.lines() {
+        match line.split_once(':') {
+            Some((k, v)) if yaml_like(line) && !line.starts_with(' ') => {
+                let v = v.trim();
+                let value = serde_yaml_ng::from_str::<Value>(v)
+                    .ok()
+                    .filter(|x| !matches!(x, Value::Mapping(_)))
+                    .unwrap_or_else(|| {
+                        bad += 1;
+                        Value::String(v.trim_matches(['"', '\'']).to_string())
+                    });
+                m.insert(Value::String(k.trim().to_string()), value);
+            }
+            _ if line.trim().is_empty() => {}
+            _ => {
+                bad += 1;
+                spill.push(line.to_string());
+            }
+        }
+    }
+    repairs.push(format!(
+        "the frontmatter was not valid YAML; it was read line by line ({bad} line(s) repaired)"
+    ));
+    m
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => serde_yaml_ng::to_string(other)
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+    }
+}
+
+/// Repairs a draft as an LLM or a user wrote it.
+pub fn heal(text: &str) -> Healed {
+    let mut repairs = Vec::new();
+    let inner = fenced(text, &mut repairs);
+    let (yaml, body) = split(&inner, &mut repairs);
+    let mut spill = Vec::new();
+    let map = mapping(&yaml, &mut repairs, &mut spill);
+    let mut front = Mapping::new();
+    let mut moved = Vec::new();
+    for (k, v) in map {
+        let key = text_of(&k);
+        if FRONTMATTER_FIELDS.contains(&key.as_str()) {
+            front.insert(Value::String(key), v);
+        } else {
+            moved.push(format!("## {key}\n\n{}", text_of(&v)));
+            repairs.push(format!(
+                "`{key}` is no frontmatter field; it was moved into the body"
+            ));
+        }
+    }
+    let mut body_parts: Vec<String> = Vec::new();
+    if !spill.is_empty() {
+        body_parts.push(spill.join("\n"));
+    }
+    body_parts.extend(moved);
+    if !body.trim().is_empty() {
+        body_parts.push(body.trim().to_string());
+    }
+    let title = front.get("title").map(text_of).filter(|t| !t.is_empty());
+    let note_type = front.get("type").map(text_of).filter(|t| !t.is_empty());
+    let mut markdown = String::new();
+    if !front.is_empty() {
+        markdown.push_str("---\n");
+        markdown.push_str(&serde_yaml_ng::to_string(&Value::Mapping(front)).unwrap_or_default());
+        markdown.push_str("---\n");
+    }
+    markdown.push_str(&body_parts.join("\n\n"));
+    markdown.push('\n');
+    Healed {
+        markdown,
+        title,
+        note_type,
+        repairs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clean_draft_passes_unchanged_in_substance() {
+        let h =
+            heal("```markdown\n---\ntype: decision\ntitle: Umzug\n---\n## Kontext\n\nZu eng.\n```");
+        assert!(h.repairs.is_empty(), "{:?}", h.repairs);
+        assert_eq!(h.title.as_deref(), Some("Umzug"));
+        assert_eq!(h.note_type.as_deref(), Some("decision"));
+        assert!(
+            h.markdown
+                .starts_with("---\ntype: decision\ntitle: Umzug\n---\n## Kontext")
+        );
+    }
+
+    /// Broken drafts as LLMs write them, with what must come out.
+    #[test]
+    fn the_corpus_of_broken_drafts_heals() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            // No closing `---`.
+            (
+                "---\ntype: experience\ntitle: Marathon\n## Situation\n\nLang.",
+                "closing",
+                &["---\ntype: experience\ntitle: Marathon\n---\n## Situation"],
+            ),
+            // Broken YAML: an unclosed list and a colon in a value.
+            (
+                "---\ntitle: Laufen: jeden Morgen\ntags: [sport, morgen\ntype: decision\n---\nText.",
+                "not valid YAML",
+                &["title: 'Laufen: jeden Morgen'", "type: decision", "Text."],
+            ),
+            // Invented fields move into the body.
+            (
+                "```md\n---\ntype: experience\ntitle: Sturz\nSituation: Glatteis am Morgen\nGefühl: Schreck\n---\nMehr.\n```",
+                "moved into the body",
+                &[
+                    "## Situation\n\nGlatteis am Morgen",
+                    "## Gefühl\n\nSchreck",
+                    "Mehr.",
+                ],
+            ),
+            // An unclosed code fence and prose before it.
+            (
+                "Hier ist der Entwurf:\n```markdown\n---\ntype: value\ntitle: Ehrlichkeit\n---\nWichtig.",
+                "no closing ```",
+                &["title: Ehrlichkeit", "Wichtig."],
+            ),
+            // No frontmatter at all: the body stays.
+            (
+                "## Ziel\n\nEin Gartenhaus.",
+                "",
+                &["## Ziel\n\nEin Gartenhaus."],
+            ),
+        ];
+        for (input, repair, expect) in cases {
+            let h = heal(input);
+            if repair.is_empty() {
+                assert!(h.repairs.is_empty(), "{input}: {:?}", h.repairs);
+            } else {
+                assert!(
+                    h.repairs.iter().any(|r| r.contains(repair)),
+                    "{input}: {:?}",
+                    h.repairs
+                );
+            }
+            for e in *expect {
+                assert!(h.markdown.contains(e), "{input}\n---got---\n{}", h.markdown);
+            }
+            // What comes out parses as a note: its frontmatter is YAML.
+            let again = heal(&h.markdown);
+            assert!(
+                !again
+                    .repairs
+                    .iter()
+                    .any(|r| r.contains("YAML") || r.contains("closing")),
+                "{input}: {:?}",
+                again.repairs
+            );
+        }
+    }
+}
