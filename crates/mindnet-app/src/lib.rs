@@ -4,7 +4,7 @@
 //! - `Settings` settles every default and environment variable once.
 //! - `Workspace` owns one open index (store, embedder, configuration) and
 //!   offers the typed operations: sync, query, ask, feedback, note,
-//!   neighbors, chain, status, analyze, save. Reads run from many threads
+//!   neighbors, chain, status, analyze, save, chat. Reads run from many threads
 //!   while a sync writes (see `workspace.rs` for the invariants).
 //! - `import`, `evaluate`, `lint` and `chain_from_files` are the operations
 //!   that need no open index (or open one only for their own run).
@@ -12,6 +12,7 @@
 //!   internal ones at this boundary.
 
 pub mod api;
+mod chat;
 mod draft;
 mod error;
 pub mod eval;
@@ -33,7 +34,7 @@ pub use mindnet_index::Progress;
 pub use mindnet_ingest::scan::rel_path as vault_path;
 pub use mindnet_store::CheckReport;
 pub use open::check;
-pub use settings::{ConfigFiles, ServeInput, ServeSettings, Settings, SettingsInput};
+pub use settings::{ConfigFiles, LlmSetting, ServeInput, ServeSettings, Settings, SettingsInput};
 pub use workspace::{OpenMode, Workspace, feedback};
 
 /// Now, as RFC 3339 (UTC): the timestamps of logs, records and reports.

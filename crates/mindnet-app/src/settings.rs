@@ -8,6 +8,7 @@
 //! environment, then `<VAULT>/.mindnet/config/<file>`, then the built-in copy.
 
 use crate::AppError;
+use mindnet_chat::{LlmConfig, Provider};
 use mindnet_core::{EdgeVocabulary, TypeRegistry};
 use mindnet_ingest::Config;
 use mindnet_lint::LintConfig;
@@ -58,6 +59,77 @@ pub mod env {
     pub const API_BODY_LIMIT: &str = "MINDNET_API_BODY_LIMIT";
     /// Comma-separated origins allowed to call the API from a browser.
     pub const API_ORIGINS: &str = "MINDNET_API_ORIGINS";
+    pub const PROMPTS_FILE: &str = "MINDNET_PROMPTS_FILE";
+    /// An OpenAI-compatible server (`/v1/chat/completions`).
+    pub const LLM_URL: &str = "MINDNET_LLM_URL";
+    /// An Ollama server (`/api/chat`).
+    pub const OLLAMA_URL: &str = "MINDNET_OLLAMA_URL";
+    pub const LLM_MODEL: &str = "MINDNET_LLM_MODEL";
+    /// Seconds for the connect, the answer's head and each read of its body.
+    pub const LLM_TIMEOUT: &str = "MINDNET_LLM_TIMEOUT";
+    /// Background LLM requests (smart edges) at once.
+    pub const LLM_BACKGROUND_LIMIT: &str = "MINDNET_LLM_BACKGROUND_LIMIT";
+    pub const LLM_API_KEY: &str = "MINDNET_LLM_API_KEY";
+}
+
+pub const DEFAULT_LLM_TIMEOUT: Duration = Duration::from_secs(120);
+pub const DEFAULT_LLM_BACKGROUND_LIMIT: usize = 2;
+
+/// The LLM of the chat, as the environment configures it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum LlmSetting {
+    /// No LLM: extractive answers, the schema interview, rule-based smart edges.
+    #[default]
+    None,
+    Configured(LlmConfig),
+    /// Set, but wrongly: the chat reports this instead of answering with an LLM.
+    Invalid(String),
+}
+
+fn llm_setting() -> LlmSetting {
+    let (provider, url) = match (var(env::LLM_URL), var(env::OLLAMA_URL)) {
+        (None, None) => return LlmSetting::None,
+        (Some(_), Some(_)) => {
+            return LlmSetting::Invalid(format!(
+                "{} and {} are both set; set one",
+                env::LLM_URL,
+                env::OLLAMA_URL
+            ));
+        }
+        (Some(u), None) => (Provider::OpenAi, u),
+        (None, Some(u)) => (Provider::Ollama, u),
+    };
+    let Some(model) = var(env::LLM_MODEL) else {
+        return LlmSetting::Invalid(format!("{} is not set (the model to ask)", env::LLM_MODEL));
+    };
+    let number = |name: &str, default: u64| -> Result<u64, String> {
+        var(name).map_or(Ok(default), |v| {
+            v.trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| format!("{name}={v:?} is no positive whole number"))
+        })
+    };
+    let timeout = match number(env::LLM_TIMEOUT, DEFAULT_LLM_TIMEOUT.as_secs()) {
+        Ok(t) => t,
+        Err(e) => return LlmSetting::Invalid(e),
+    };
+    let limit = match number(
+        env::LLM_BACKGROUND_LIMIT,
+        DEFAULT_LLM_BACKGROUND_LIMIT as u64,
+    ) {
+        Ok(n) => n,
+        Err(e) => return LlmSetting::Invalid(e),
+    };
+    LlmSetting::Configured(LlmConfig {
+        provider,
+        url,
+        model,
+        timeout: Duration::from_secs(timeout),
+        background_limit: limit as usize,
+        api_key: var(env::LLM_API_KEY),
+    })
 }
 
 fn var(name: &str) -> Option<String> {
@@ -72,6 +144,8 @@ pub struct ConfigFiles {
     pub retriever: Option<PathBuf>,
     pub decision_engine: Option<PathBuf>,
     pub lint: Option<PathBuf>,
+    /// Read on every chat request; a missing file means the built-in prompts.
+    pub prompts: Option<PathBuf>,
 }
 
 /// What a transport knows before the defaults are applied.
@@ -99,6 +173,7 @@ pub struct Settings {
     pub files: ConfigFiles,
     pub lang: String,
     pub max_note_bytes: u64,
+    pub llm: LlmSetting,
 }
 
 impl Settings {
@@ -137,6 +212,9 @@ impl Settings {
                 "decision_engine.yaml",
             ),
             lint: pick(f.lint, &[env::LINT_FILE], "lint.yaml"),
+            // Late-bound: the file may appear while the server runs.
+            prompts: pick(f.prompts, &[env::PROMPTS_FILE], "prompts.yaml")
+                .or_else(|| Some(data.join("config").join("prompts.yaml"))),
         };
         Settings {
             embedder: input.embedder.or_else(|| var(env::EMBEDDING_MODEL)),
@@ -146,6 +224,7 @@ impl Settings {
                 .max_note_mb
                 .unwrap_or(DEFAULT_MAX_NOTE_MB)
                 .saturating_mul(1024 * 1024),
+            llm: llm_setting(),
             vault,
             data,
         }

@@ -42,7 +42,8 @@ pub struct Workspace {
     engine: DecisionEngine,
     embedder: Box<dyn Embedder>,
     store: RwLock<EmbeddedStore>,
-    logs: Logs,
+    pub(crate) logs: Logs,
+    pub(crate) chat: crate::chat::ChatServices,
     sync_lock: Mutex<()>,
     progress: Tracker,
     /// Set when the process shuts down: a running sync stops after its
@@ -102,6 +103,7 @@ impl Workspace {
         };
         Ok(Workspace {
             logs: Logs::new(&settings.data),
+            chat: crate::chat::ChatServices::new(&settings),
             settings,
             config,
             retriever,
@@ -232,7 +234,7 @@ impl Workspace {
         }
     }
 
-    fn query_of(&self, req: &QueryRequest) -> Result<Query, AppError> {
+    pub(crate) fn query_of(&self, req: &QueryRequest) -> Result<Query, AppError> {
         let text = req.text.trim();
         if text.is_empty() {
             return Err(AppError::bad_request(

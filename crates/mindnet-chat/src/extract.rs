@@ -20,20 +20,17 @@ pub struct Sentence {
     pub score: f64,
 }
 
-/// How much goes into an answer.
+/// How much goes into an answer, and which words never count.
 #[derive(Debug, Clone, Copy)]
-pub struct Limits {
+pub struct Limits<'a> {
     pub sentences: usize,
     pub per_source: usize,
+    pub stopwords: &'a [String],
 }
 
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            sentences: 4,
-            per_source: 2,
-        }
-    }
+impl Limits<'_> {
+    pub const SENTENCES: usize = 4;
+    pub const PER_SOURCE: usize = 2;
 }
 
 /// Lower-case words of 3+ characters (umlauts kept).
@@ -60,10 +57,13 @@ pub fn plain(text: &str) -> String {
             code = !code;
             continue;
         }
-        if code || t.starts_with("> [!") || t.starts_with('|') || t == "---" {
+        if code || t.starts_with("> [!") || t.starts_with('|') || t.starts_with('#') || t == "---" {
             continue;
         }
-        let t = t.trim_start_matches(['#', '>', ' ']);
+        let t = t.trim_start_matches(['>', ' ']);
+        if is_relation_line(t) {
+            continue;
+        }
         let t = t
             .strip_prefix("- ")
             .or_else(|| t.strip_prefix("* "))
@@ -72,6 +72,15 @@ pub fn plain(text: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// `kind: [[X]] [[Y]]`, the body of an edge callout: links, not prose.
+fn is_relation_line(t: &str) -> bool {
+    t.split_once(':').is_some_and(|(k, rest)| {
+        !k.is_empty()
+            && k.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && rest.trim_start().starts_with("[[")
+    })
 }
 
 /// `[[a|b]]` → b, `[[rel:kind a]]` → a, `[[a#s]]` → a, `![[x]]` → x.
@@ -134,8 +143,15 @@ pub fn sentences(prose: &str) -> Vec<String> {
 /// sentences) of the question's words it holds, a stem match at half
 /// weight, over the square root of its length; a better-ranked source
 /// breaks ties.
-pub fn best_sentences(question: &str, sources: &[SourceText<'_>], limits: Limits) -> Vec<Sentence> {
-    let q: BTreeSet<String> = terms(question).into_iter().collect();
+pub fn best_sentences(
+    question: &str,
+    sources: &[SourceText<'_>],
+    limits: Limits<'_>,
+) -> Vec<Sentence> {
+    let q: BTreeSet<String> = terms(question)
+        .into_iter()
+        .filter(|t| !limits.stopwords.contains(t))
+        .collect();
     let q_stems: BTreeSet<String> = q.iter().map(|t| stem(t)).collect();
     let mut pool: Vec<(usize, String, BTreeSet<String>)> = Vec::new();
     for s in sources {
@@ -154,35 +170,27 @@ pub fn best_sentences(question: &str, sources: &[SourceText<'_>], limits: Limits
     let idf = |w: &str| (1.0 + n / (*df.get(w).unwrap_or(&1) as f64)).ln();
     let mut scored: Vec<Sentence> = pool
         .iter()
-        .enumerate()
-        .filter_map(|(i, (source, text, t))| {
+        .filter_map(|(source, text, t)| {
             let mut score = 0.0;
             let mut stems_seen = BTreeSet::new();
-            for w in t {
-                if q.contains(w) {
-                    score += idf(w);
-                    stems_seen.insert(stem(w));
-                }
+            for w in t.iter().filter(|w| q.contains(*w)) {
+                score += idf(w);
+                stems_seen.insert(stem(w));
             }
-            for w in t {
+            for w in t.iter().filter(|w| !q.contains(*w)) {
                 let s = stem(w);
-                if !q.contains(w) && q_stems.contains(&s) && stems_seen.insert(s) {
+                if q_stems.contains(&s) && stems_seen.insert(s) {
                     score += 0.5 * idf(w);
                 }
             }
-            if score == 0.0 {
-                return None;
-            }
-            let len = t.len().max(4) as f64;
-            // The pool index keeps the sources' order as the last tie-break.
-            Some((i, score / len.sqrt(), *source, text.clone()))
-        })
-        .map(|(_, score, source, text)| Sentence {
-            text,
-            source,
-            score,
+            (score > 0.0).then(|| Sentence {
+                text: text.clone(),
+                source: *source,
+                score: score / (t.len().max(4) as f64).sqrt(),
+            })
         })
         .collect();
+    // Stable: a better-ranked source, then the earlier sentence, wins a tie.
     scored.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.source.cmp(&b.source)));
     let mut out: Vec<Sentence> = Vec::new();
     for s in scored {
@@ -214,7 +222,7 @@ mod tests {
 
     #[test]
     fn markdown_becomes_prose_and_sentences() {
-        let md = "# Titel\n\nQdrant ist eine [[Vektordatenbank|Datenbank]] für Vektoren. Sie läuft z. B. lokal.\n\n> [!edge] caused_by: [[X]]\n```\ncode hier drin\n```\n- Ein Punkt mit [[rel:based_on Lokal zuerst]] als Grund.";
+        let md = "# Titel\n\n> [!edge] caused_by: [[Y]]\n> resulted_in: [[Z]]\nQdrant ist eine [[Vektordatenbank|Datenbank]] für Vektoren. Sie läuft z. B. lokal.\n\n> [!edge] caused_by: [[X]]\n```\ncode hier drin\n```\n- Ein Punkt mit [[rel:based_on Lokal zuerst]] als Grund.";
         let s = sentences(&plain(md));
         assert_eq!(
             s,
@@ -231,16 +239,20 @@ mod tests {
         let a = "Lilu ist ein Wesen der Mythologie. Lilu is a spirit in Akkadian texts.";
         let b = "Gallu is a demon of the underworld. Demons are common in many texts.";
         let sources = [SourceText { n: 1, text: a }, SourceText { n: 2, text: b }];
-        let best = best_sentences(
-            "If Gallu is a demon, Lilu is what?",
-            &sources,
-            Limits::default(),
-        );
+        let stop = ["is".to_string(), "what".to_string()];
+        let limits = Limits {
+            sentences: Limits::SENTENCES,
+            per_source: Limits::PER_SOURCE,
+            stopwords: &stop,
+        };
+        let best = best_sentences("If Gallu is a demon, Lilu is what?", &sources, limits);
         assert_eq!(best[0].source, 2);
         assert!(best.iter().any(|s| s.text.contains("spirit")));
         let text = render(&best);
         assert!(text.contains("[1]") && text.contains("[2]"), "{text}");
         // No sentence without a question word.
-        assert!(best_sentences("Photosynthese", &sources, Limits::default()).is_empty());
+        assert!(best_sentences("Photosynthese", &sources, limits).is_empty());
+        // A stopword alone matches nothing.
+        assert!(best_sentences("What is it?", &sources, limits).is_empty());
     }
 }

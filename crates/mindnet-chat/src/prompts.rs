@@ -128,7 +128,14 @@ impl PromptStore {
     /// The file as it is now, or the last good prompts and the error.
     pub fn current(&self) -> Current {
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(path) = &self.path else {
+        let Some(path) = self.path.as_ref().filter(|p| p.exists()) else {
+            // No file (or no longer one): the built-in prompts.
+            if last.text != DEFAULT_YAML {
+                *last = Loaded {
+                    text: DEFAULT_YAML.to_string(),
+                    prompts: Arc::new(Prompts::builtin()),
+                };
+            }
             return Current {
                 prompts: last.prompts.clone(),
                 warning: None,

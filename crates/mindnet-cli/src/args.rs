@@ -19,6 +19,9 @@ pub struct ConfigArgs {
     /// Intents and causal traversal (default: $MINDNET_DECISION_ENGINE_FILE, else <DATA>/config/decision_engine.yaml, else built-in).
     #[arg(long, value_name = "FILE")]
     pub decision_engine: Option<PathBuf>,
+    /// Chat prompts, read on every message (default: $MINDNET_PROMPTS_FILE, else <DATA>/config/prompts.yaml, else built-in).
+    #[arg(long, value_name = "FILE")]
+    pub prompts: Option<PathBuf>,
 }
 
 impl ConfigArgs {
@@ -29,6 +32,7 @@ impl ConfigArgs {
             retriever: self.retriever.clone(),
             decision_engine: self.decision_engine.clone(),
             lint: None,
+            prompts: self.prompts.clone(),
         }
     }
 }

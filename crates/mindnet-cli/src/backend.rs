@@ -89,4 +89,22 @@ impl Backend {
             Backend::Remote(c) => c.chain(req),
         }
     }
+
+    pub fn chat(
+        &self,
+        req: &ChatRequest,
+        sink: &mut dyn FnMut(ChatEvent) -> bool,
+    ) -> Result<ChatResponse, AppError> {
+        match self {
+            Backend::Local(ws) => ws.chat(req, sink),
+            Backend::Remote(c) => c.chat(req, sink),
+        }
+    }
+
+    pub fn save(&self, req: &SaveRequest) -> Result<SaveResponse, AppError> {
+        match self {
+            Backend::Local(ws) => ws.save(req),
+            Backend::Remote(c) => c.save(req),
+        }
+    }
 }

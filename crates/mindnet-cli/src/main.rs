@@ -5,6 +5,7 @@ mod backend;
 mod bench;
 mod bench_lint;
 mod bench_serve;
+mod chat_cmd;
 mod import;
 mod lint_cmd;
 mod progress;
@@ -40,6 +41,10 @@ enum Command {
     Query(query_cmd::QueryArgs),
     /// Answer a causal question ("Warum …?", "Welche Folgen …?") with its explanation chain.
     Ask(query_cmd::AskArgs),
+    /// Talk to the vault: answers with citations and sources (extractive, or
+    /// an LLM set by MINDNET_LLM_URL / MINDNET_OLLAMA_URL), interviews that
+    /// draft new notes. Without a message: a conversation.
+    Chat(chat_cmd::ChatArgs),
     /// Rate a hit of an earlier query (1-5); appended to logs/feedback.jsonl.
     Feedback(query_cmd::FeedbackArgs),
     /// Retrieval quality on a question set: recall@k, MRR, nDCG, latency.
@@ -73,6 +78,7 @@ fn main() -> ExitCode {
         Command::Import(args) => import::run(args),
         Command::Query(args) => query_cmd::query(args),
         Command::Ask(args) => query_cmd::ask(args),
+        Command::Chat(args) => chat_cmd::run(args),
         Command::Feedback(args) => query_cmd::feedback(args),
         Command::Eval(args) => query_cmd::evaluate_cmd(args),
         Command::Tune(args) => tune_cmd::run(args),

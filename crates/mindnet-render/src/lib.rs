@@ -4,12 +4,14 @@
 //! (the lint renderer is handed the note lines it quotes).
 
 mod chain;
+mod chat;
 mod lint;
 mod query;
 mod status;
 mod tune;
 
 pub use chain::{chain_mermaid, chain_tree};
+pub use chat::{chat_badge, chat_sources, chat_text};
 pub use lint::lint_text;
 pub use query::{ask_text, eval_text, mermaid, query_text};
 pub use status::{import_text, status_text};

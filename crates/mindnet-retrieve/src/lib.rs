@@ -195,7 +195,7 @@ pub struct QueryResult {
 /// A random (version 4) UUID. The bytes come from std's randomly keyed
 /// SipHash over a counter and the clock, which avoids switching on uuid's
 /// `v4` feature (it would rebuild Qdrant for one id per query).
-fn random_uuid() -> String {
+pub fn random_uuid() -> String {
     use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);

@@ -99,4 +99,77 @@ impl Client {
     pub fn chain(&self, req: &ChainRequest) -> Result<ChainResponse, AppError> {
         self.post("/chain", req)
     }
+
+    pub fn save(&self, req: &SaveRequest) -> Result<SaveResponse, AppError> {
+        self.post("/ingest/save", req)
+    }
+
+    /// `POST /chat` as a stream of events; `sink` gets each one, and the
+    /// stream is dropped (cancelling the answer) when it returns false.
+    pub fn chat(
+        &self,
+        req: &ChatRequest,
+        sink: &mut dyn FnMut(ChatEvent) -> bool,
+    ) -> Result<ChatResponse, AppError> {
+        use std::io::BufRead;
+        let mut http = self
+            .http
+            .post(format!("{}/chat", self.base))
+            .header("accept", "text/event-stream")
+            .json(req);
+        if let Some(t) = &self.token {
+            http = http.bearer_auth(t);
+        }
+        let what = "/chat";
+        let resp = http.send().map_err(|e| {
+            AppError::unavailable(format!("{}{what}: cannot reach the server: {e}", self.base))
+        })?;
+        if !resp.status().is_success() {
+            let status = resp.status().as_u16();
+            let text = resp.text().unwrap_or_default();
+            return Err(match serde_json::from_str::<ErrorBody>(&text) {
+                Ok(body) => body.error,
+                Err(_) => AppError::new(
+                    ErrorCode::from_http_status(status),
+                    format!("{}{what}: HTTP {status}: {text}", self.base),
+                ),
+            });
+        }
+        let bad = |e: String| AppError::internal(format!("{}{what}: {e}", self.base));
+        let mut name = String::new();
+        let mut data = String::new();
+        for line in std::io::BufReader::new(resp).lines() {
+            let line = line.map_err(|e| bad(e.to_string()))?;
+            if let Some(v) = line.strip_prefix("event:") {
+                name = v.trim().to_string();
+            } else if let Some(v) = line.strip_prefix("data:") {
+                data.push_str(v.trim_start());
+            } else if line.is_empty() && !data.is_empty() {
+                let payload = std::mem::take(&mut data);
+                match name.as_str() {
+                    "error" => {
+                        let body: ErrorBody =
+                            serde_json::from_str(&payload).map_err(|e| bad(e.to_string()))?;
+                        return Err(body.error);
+                    }
+                    "done" => {
+                        let r: ChatResponse =
+                            serde_json::from_str(&payload).map_err(|e| bad(e.to_string()))?;
+                        sink(ChatEvent::Done {
+                            response: Box::new(r.clone()),
+                        });
+                        return Ok(r);
+                    }
+                    _ => {
+                        let e: ChatEvent =
+                            serde_json::from_str(&payload).map_err(|e| bad(e.to_string()))?;
+                        if !sink(e) {
+                            return Err(AppError::unavailable("the answer was cancelled"));
+                        }
+                    }
+                }
+            }
+        }
+        Err(bad("the stream ended before the answer was done".into()))
+    }
 }

@@ -8,7 +8,7 @@ use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request, State};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
-use axum::response::{IntoResponse, Response};
+use axum::response::{IntoResponse, Response, sse};
 use mindnet_app::api::*;
 use mindnet_app::{AppError, ErrorBody, ErrorCode, Workspace};
 use serde::de::DeserializeOwned;
@@ -228,6 +228,73 @@ pub async fn lint(State(s): Shared, ApiJson(req): ApiJson<LintRequest>) -> Answe
     run(&s, move |ws| mindnet_app::lint(ws.settings(), &req)).await
 }
 
+/// `POST /chat`: a whole JSON answer, or with `Accept: text/event-stream`
+/// server-sent events `meta`, `token`…, `done` (or `error`). A client that
+/// goes away closes the stream, which cancels a running LLM request.
+#[utoipa::path(post, path = "/chat", request_body = ChatRequest, responses(
+    (status = 200, body = ChatResponse, description = "JSON, or an event stream of ChatEvent"),
+    (status = 400, body = ErrorBody), (status = 503, body = ErrorBody)))]
+pub async fn chat(
+    State(s): Shared,
+    headers: axum::http::HeaderMap,
+    ApiJson(req): ApiJson<ChatRequest>,
+) -> Response {
+    let stream = headers
+        .get(axum::http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("text/event-stream"));
+    if !stream {
+        return run(&s, move |ws| ws.chat(&req, &mut |_| true))
+            .await
+            .into_response();
+    }
+    let ws = match s
+        .workspace()
+        .and_then(|ws| ws.check_chat(&req).map(|()| ws))
+    {
+        Ok(ws) => ws,
+        Err(e) => return ApiError(e).into_response(),
+    };
+    let (tx, rx) = tokio::sync::mpsc::channel::<sse::Event>(64);
+    tokio::task::spawn_blocking(move || {
+        let mut sink = |e: ChatEvent| tx.blocking_send(event(&e)).is_ok();
+        if let Err(e) = ws.chat(&req, &mut sink) {
+            let body = ErrorBody { error: e };
+            let ev = sse::Event::default()
+                .event("error")
+                .json_data(&body)
+                .unwrap_or_default();
+            let _ = tx.blocking_send(ev);
+        }
+    });
+    let events = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|e| (Ok::<_, std::convert::Infallible>(e), rx))
+    });
+    sse::Sse::new(events)
+        .keep_alive(sse::KeepAlive::default())
+        .into_response()
+}
+
+/// One chat event as SSE: its name, and its fields as JSON.
+fn event(e: &ChatEvent) -> sse::Event {
+    let name = match e {
+        ChatEvent::Meta { .. } => "meta",
+        ChatEvent::Token { .. } => "token",
+        ChatEvent::Done { .. } => "done",
+    };
+    let data = match e {
+        ChatEvent::Done { response } => serde_json::to_value(response),
+        other => serde_json::to_value(other),
+    }
+    .unwrap_or_default();
+    sse::Event::default()
+        .event(name)
+        .json_data(data)
+        .unwrap_or_default()
+}
+
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -235,7 +302,8 @@ pub async fn lint(State(s): Shared, ApiJson(req): ApiJson<LintRequest>) -> Answe
         description = "A typed knowledge graph of an Obsidian vault: hybrid retrieval with explanations, causal chains, drafts."
     ),
     paths(
-        health, status, query, ask, feedback, note, neighbors, chain, analyze, save, sync, lint
+        health, status, query, ask, feedback, note, neighbors, chain, analyze, save, sync, lint,
+        chat
     ),
     components(schemas(ErrorBody, AppError, ErrorCode))
 )]

@@ -42,6 +42,9 @@ fn router(state: Arc<AppState>, guard: Arc<Guard>, serve: &ServeSettings) -> Rou
         .route("/health", get(routes::health))
         .route("/openapi.json", get(routes::openapi))
         .route("/sync", post(routes::sync))
+        // A streamed answer runs as long as the LLM writes (each read is
+        // bounded by MINDNET_LLM_TIMEOUT).
+        .route("/chat", post(routes::chat))
         .merge(timed)
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)

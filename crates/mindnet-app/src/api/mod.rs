@@ -4,12 +4,14 @@
 //! (`conversions.rs`), so a field added inside cannot leak out unnoticed,
 //! and the compiler points at this boundary when an internal type changes.
 
+mod chat;
 mod conversions;
 mod lint;
 mod notes;
 mod query;
 mod status;
 
+pub use chat::*;
 pub use lint::*;
 pub use notes::*;
 pub use query::*;

@@ -98,6 +98,9 @@ pub struct ChatRules {
     pub default_strategy: String,
     /// How far the nearest centroid must beat the next to be chosen.
     pub centroid_margin: f64,
+    /// Words an extractive answer does not match on.
+    #[serde(default)]
+    pub stopwords: Vec<String>,
     pub strategies: BTreeMap<String, Strategy>,
 }
 
