@@ -18,7 +18,8 @@ use mindnet_chat::interview::{Interview, Step};
 use mindnet_chat::prompts::{Messages, Prompts, fill};
 use mindnet_chat::route::{self, Centroids, Route, RouteBy};
 use mindnet_chat::{ChatMessage, Llm, LlmRequest, Priority, PromptStore, Role};
-use mindnet_retrieve::causal::Strategy;
+use mindnet_embed::Embedder;
+use mindnet_retrieve::causal::{DecisionEngine, Strategy};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Instant;
@@ -118,17 +119,8 @@ struct Answer {
 }
 
 fn route_info(r: &Route) -> RouteInfo {
-    let by = match r.by {
-        RouteBy::Keywords => "keywords",
-        RouteBy::Pattern => "pattern",
-        RouteBy::Intent => "intent",
-        RouteBy::Centroid => "centroid",
-        RouteBy::Llm => "llm",
-        RouteBy::Default => "default",
-        RouteBy::Interview => "interview",
-    };
     RouteInfo {
-        by: by.to_string(),
+        by: r.by.name().to_string(),
         detail: r.detail.clone(),
         question: r.question,
         note_type: r.note_type.clone(),
@@ -192,23 +184,10 @@ impl Workspace {
         let (session_id, mut session) = self.chat.take_session(req.session.as_deref());
         let sid = session_id.clone();
         let mut sink = |e: ChatEvent| match e {
-            ChatEvent::Meta {
-                query_id,
-                session: _,
-                strategy,
-                intent,
-                route,
-                mode,
-                sources,
-            } => sink(ChatEvent::Meta {
-                query_id,
-                session: sid.clone(),
-                strategy,
-                intent,
-                route,
-                mode,
-                sources,
-            }),
+            ChatEvent::Meta(mut m) => {
+                m.session = sid.clone();
+                sink(ChatEvent::Meta(m))
+            }
             other => sink(other),
         };
         let result = self.answer(
@@ -392,23 +371,11 @@ impl Workspace {
                 Err(e) => warnings.push(format!("LLM router: {e}; the centroids decided")),
             }
         }
-        let centroids = self.chat.centroids.get_or_init(|| {
-            Centroids::build(engine.chat(), |texts| {
-                texts
-                    .iter()
-                    .map(|t| self.embedder().embed_query(t))
-                    .collect::<Result<Vec<_>, _>>()
-            })
-            .map_err(|e| e.to_string())
-        });
-        let vector = self.embedder().embed_query(message)?;
-        Ok(match centroids {
-            Ok(c) => route::fallback(engine, message, Some((c, &vector))),
-            Err(e) => {
-                warnings.push(format!("router centroids: {e}"));
-                route::fallback(engine, message, None)
-            }
-        })
+        let centroids = self
+            .chat
+            .centroids
+            .get_or_init(|| centroids(engine, self.embedder()));
+        centroid_route(engine, self.embedder(), centroids, message, warnings)
     }
 
     /// Asks the LLM for a strategy by name (structured output).
@@ -726,10 +693,11 @@ impl Workspace {
                 text: &s.hit.text,
             })
             .collect();
+        let rules = engine.chat();
         let limits = Limits {
-            sentences: Limits::SENTENCES,
-            per_source: Limits::PER_SOURCE,
-            stopwords: &engine.chat().stopwords,
+            sentences: rules.extractive.sentences,
+            per_source: rules.extractive.per_source,
+            stopwords: &rules.stopwords,
         };
         let best = extract::best_sentences(message, &texts, limits);
         let mut text = String::new();
@@ -793,6 +761,38 @@ impl Workspace {
     }
 }
 
+/// The strategies' centroids, embedded once.
+pub(crate) fn centroids(
+    engine: &DecisionEngine,
+    embedder: &dyn Embedder,
+) -> Result<Centroids, String> {
+    Centroids::build(engine.chat(), |texts| {
+        texts
+            .iter()
+            .map(|t| embedder.embed_query(t))
+            .collect::<Result<Vec<_>, _>>()
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// The fallback without an LLM: the nearest centroid, else the default.
+pub(crate) fn centroid_route(
+    engine: &DecisionEngine,
+    embedder: &dyn Embedder,
+    centroids: &Result<Centroids, String>,
+    message: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Route, AppError> {
+    let vector = embedder.embed_query(message)?;
+    Ok(match centroids {
+        Ok(c) => route::fallback(engine, message, Some((c, &vector))),
+        Err(e) => {
+            warnings.push(format!("router centroids: {e}"));
+            route::fallback(engine, message, None)
+        }
+    })
+}
+
 fn interview_strategy(ws: &Workspace) -> Result<String, AppError> {
     ws.engine()
         .chat()
@@ -804,7 +804,7 @@ fn interview_strategy(ws: &Workspace) -> Result<String, AppError> {
 }
 
 fn meta(route: &Route, mode: &AnswerMode, sources: &[Source], query_id: &str) -> ChatEvent {
-    ChatEvent::Meta {
+    ChatEvent::Meta(Box::new(ChatMeta {
         query_id: query_id.to_string(),
         session: String::new(),
         strategy: route.strategy.clone(),
@@ -812,7 +812,7 @@ fn meta(route: &Route, mode: &AnswerMode, sources: &[Source], query_id: &str) ->
         route: route_info(route),
         mode: mode.clone(),
         sources: sources.to_vec(),
-    }
+    }))
 }
 
 /// The top causal path as one line, cause first, each note cited when it

@@ -2,7 +2,7 @@
 //! vault, with and without graph expansion (and, for questions with a
 //! `gold_chain`, with and without causal traversal, CAU-6).
 
-use crate::api::{Mode, SyncRequest};
+use crate::api::{ChatRequest, Mode, SyncRequest};
 use crate::{AppError, OpenMode, Settings, Workspace};
 use mindnet_index::Progress;
 use mindnet_retrieve::Query;
@@ -22,6 +22,9 @@ pub struct EvalRequest {
     pub mode: Mode,
     /// Only the first N questions.
     pub limit: Option<usize>,
+    /// Also ask each question with an `answer` through the chat
+    /// (extractive) and measure answer recall.
+    pub answers: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -69,7 +72,25 @@ pub struct EvalReport {
     /// For questions with a judged `intent`: the share detected as judged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub intent_accuracy: Option<IntentAccuracy>,
+    /// With `answers`: how often the chat's extractive answer holds the
+    /// judged answer string.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer_recall: Option<AnswerRecall>,
     pub embedding_ms: Latency,
+}
+
+/// Answer recall (CHAT-8): the share of questions whose normalised answer
+/// (lower case, no punctuation or articles) appears as words.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswerRecall {
+    pub questions: usize,
+    /// In the answer's text.
+    pub in_answer: f64,
+    /// In the chunks the answer cites.
+    pub in_cited: f64,
+    /// In any source chunk given to the answer.
+    pub in_sources: f64,
+    pub latency_ms: Latency,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -104,6 +125,8 @@ pub(crate) struct Question {
     pub branches: Vec<Vec<String>>,
     /// The intent the question asks for, if judged.
     pub intent: Option<String>,
+    /// The judged answer string, if any.
+    pub answer: Option<String>,
 }
 
 pub(crate) fn note_name(path: &str) -> String {
@@ -141,6 +164,7 @@ pub(crate) fn read_questions(req: &EvalRequest) -> Result<Vec<Question>, AppErro
             chain: serde_json::from_value(v["gold_chain"].clone()).ok(),
             branches: serde_json::from_value(v["gold_branches"].clone()).unwrap_or_default(),
             intent: v["intent"].as_str().map(str::to_string),
+            answer: v["answer"].as_str().map(str::to_string),
         });
     }
     if let Some(n) = req.limit {
@@ -164,6 +188,36 @@ struct ChainArm {
     anchored: Vec<f64>,
     branches: Vec<f64>,
     latency: Vec<f64>,
+}
+
+/// The chat's answers against the judged ones.
+#[derive(Default)]
+struct Answered {
+    in_answer: Vec<f64>,
+    in_cited: Vec<f64>,
+    in_sources: Vec<f64>,
+    latency: Vec<f64>,
+}
+
+/// Lower case, punctuation to spaces, no articles, single spaces (SQuAD's
+/// answer normalisation), padded so a match is a whole-word match.
+fn normalized(text: &str) -> String {
+    let lower: String = text
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect();
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "a" | "an" | "the"))
+        .collect();
+    format!(" {} ", words.join(" "))
+}
+
+/// Whether `text` holds `answer` as words, after normalising both.
+fn holds(text: &str, answer: &str) -> bool {
+    let a = normalized(answer);
+    a.trim() != "" && normalized(text).contains(&a)
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -216,6 +270,7 @@ pub fn evaluate(
         correct: 0,
         misses: Vec::new(),
     };
+    let mut answered = Answered::default();
     let name_of = |id: &str| -> String {
         let store = ws.read();
         mindnet_store::Store::catalog(&*store)
@@ -299,6 +354,32 @@ pub fn evaluate(
                 }
             }
         }
+        if req.answers
+            && let Some(answer) = &q.answer
+        {
+            let t = Instant::now();
+            let r = ws.chat(
+                &ChatRequest {
+                    message: q.text.clone(),
+                    extractive: true,
+                    ..Default::default()
+                },
+                &mut |_| true,
+            )?;
+            answered.latency.push(t.elapsed().as_secs_f64() * 1000.0);
+            let cited: Vec<&str> = r
+                .sources
+                .iter()
+                .filter(|s| r.citations.iter().any(|c| c.n == s.n))
+                .map(|s| s.hit.text.as_str())
+                .collect();
+            let all: Vec<&str> = r.sources.iter().map(|s| s.hit.text.as_str()).collect();
+            let found =
+                |texts: &[&str]| f64::from(u8::from(texts.iter().any(|t| holds(t, answer))));
+            answered.in_answer.push(found(&[r.answer.as_str()]));
+            answered.in_cited.push(found(&cited));
+            answered.in_sources.push(found(&all));
+        }
         if (i + 1) % 50 == 0 {
             say(&format!("{}/{} questions", i + 1, questions.len()));
         }
@@ -334,6 +415,13 @@ pub fn evaluate(
             })
             .collect(),
         intent_accuracy: (intents.questions > 0).then_some(intents),
+        answer_recall: (!answered.in_answer.is_empty()).then(|| AnswerRecall {
+            questions: answered.in_answer.len(),
+            in_answer: mean(&answered.in_answer),
+            in_cited: mean(&answered.in_cited),
+            in_sources: mean(&answered.in_sources),
+            latency_ms: eval::latency(&answered.latency),
+        }),
         embedding_ms: eval::latency(&embed_ms),
     })
 }

@@ -16,6 +16,7 @@ mod chat;
 mod draft;
 mod error;
 pub mod eval;
+pub mod eval_router;
 mod graph;
 mod import;
 mod lint;

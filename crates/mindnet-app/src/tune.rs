@@ -495,6 +495,7 @@ pub fn tune(
             field: set.field.clone(),
             mode: crate::api::Mode::Hybrid,
             limit: None,
+            answers: false,
         })?
         .into_iter()
         .map(|Question { text, gold, .. }| (text, gold_ids(&by_name, &gold)))

@@ -99,9 +99,8 @@ fn mapping(yaml: &str, repairs: &mut Vec<String>, spill: &mut Vec<String>) -> Ma
     if yaml.trim().is_empty() {
         return Mapping::new();
     }
-    match serde_yaml_ng::from_str::<Value>(yaml) {
-        Ok(Value::Mapping(m)) => return m,
-        Ok(_) | Err(_) => {}
+    if let Ok(Value::Mapping(m)) = serde_yaml_ng::from_str::<Value>(yaml) {
+        return m;
     }
     let mut m = Mapping::new();
     let mut bad = 0;

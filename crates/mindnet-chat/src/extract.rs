@@ -28,11 +28,6 @@ pub struct Limits<'a> {
     pub stopwords: &'a [String],
 }
 
-impl Limits<'_> {
-    pub const SENTENCES: usize = 4;
-    pub const PER_SOURCE: usize = 2;
-}
-
 /// Lower-case words of 3+ characters (umlauts kept).
 fn terms(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
@@ -241,8 +236,8 @@ mod tests {
         let sources = [SourceText { n: 1, text: a }, SourceText { n: 2, text: b }];
         let stop = ["is".to_string(), "what".to_string()];
         let limits = Limits {
-            sentences: Limits::SENTENCES,
-            per_source: Limits::PER_SOURCE,
+            sentences: 4,
+            per_source: 2,
             stopwords: &stop,
         };
         let best = best_sentences("If Gallu is a demon, Lilu is what?", &sources, limits);

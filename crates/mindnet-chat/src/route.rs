@@ -29,6 +29,20 @@ pub enum RouteBy {
     Interview,
 }
 
+impl RouteBy {
+    pub fn name(self) -> &'static str {
+        match self {
+            RouteBy::Keywords => "keywords",
+            RouteBy::Pattern => "pattern",
+            RouteBy::Intent => "intent",
+            RouteBy::Centroid => "centroid",
+            RouteBy::Llm => "llm",
+            RouteBy::Default => "default",
+            RouteBy::Interview => "interview",
+        }
+    }
+}
+
 /// The router's decision, with what it saw.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Route {

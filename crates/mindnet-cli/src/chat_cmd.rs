@@ -86,13 +86,9 @@ fn streamed(backend: &Backend, req: &ChatRequest, explain: bool) -> Result<ChatR
     let mut out = std::io::stdout();
     let r = backend.chat(req, &mut |e| {
         let text = match &e {
-            ChatEvent::Meta {
-                strategy,
-                intent,
-                route,
-                mode,
-                ..
-            } => mindnet_render::chat_badge(strategy, intent, route, mode),
+            ChatEvent::Meta(m) => {
+                mindnet_render::chat_badge(&m.strategy, &m.intent, &m.route, &m.mode)
+            }
             ChatEvent::Token { text } => text.clone(),
             ChatEvent::Done { .. } => "\n".to_string(),
         };

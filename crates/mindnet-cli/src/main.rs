@@ -49,6 +49,8 @@ enum Command {
     Feedback(query_cmd::FeedbackArgs),
     /// Retrieval quality on a question set: recall@k, MRR, nDCG, latency.
     Eval(query_cmd::EvalArgs),
+    /// The chat router on a judged message set: strategy accuracy without an LLM.
+    EvalRouter(query_cmd::EvalRouterArgs),
     /// Learn the retriever's weights from judged sets and the feedback log
     /// (coordinate ascent, k-fold cross-validation); writes a proposal.
     Tune(tune_cmd::TuneArgs),
@@ -81,6 +83,7 @@ fn main() -> ExitCode {
         Command::Chat(args) => chat_cmd::run(args),
         Command::Feedback(args) => query_cmd::feedback(args),
         Command::Eval(args) => query_cmd::evaluate_cmd(args),
+        Command::EvalRouter(args) => query_cmd::evaluate_router_cmd(args),
         Command::Tune(args) => tune_cmd::run(args),
         Command::Lint(args) => lint_cmd::run(args),
         Command::Chain(args) => lint_cmd::chain(args),

@@ -209,6 +209,10 @@ pub struct EvalArgs {
     /// Only the first N questions.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Also ask the chat each question with an `answer` (extractively) and
+    /// report answer recall: in the answer, in its cited chunks, in its sources.
+    #[arg(long)]
+    pub answers: bool,
     /// Embedding model for the import (default: the index's, else e5-small).
     #[arg(long, value_name = "NAME")]
     pub embedder: Option<String>,
@@ -231,6 +235,7 @@ pub fn evaluate_cmd(args: EvalArgs) -> Result<ExitCode> {
         field: args.field.clone(),
         mode: args.mode,
         limit: args.limit,
+        answers: args.answers,
     };
     let report = evaluate(&s, &req, &crate::progress::bar(), &|m| eprintln!("{m}"))?;
     if args.json {
@@ -266,6 +271,36 @@ pub fn ask(args: AskArgs) -> Result<ExitCode> {
         "json" => println!("{}", serde_json::to_string_pretty(&r)?),
         "mermaid" => print!("{}", mindnet_render::mermaid(&r)),
         _ => print!("{}", mindnet_render::ask_text(&r, a.lang)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(clap::Args, Debug)]
+pub struct EvalRouterArgs {
+    /// Messages, one JSON object per line: `id`, `message`, `strategy`
+    /// (and `type` for an interview).
+    pub messages: PathBuf,
+    /// Embedding model of the centroid fallback (default: e5-small).
+    #[arg(long, value_name = "NAME")]
+    pub embedder: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// The chat router on a judged message set, without an LLM.
+pub fn evaluate_router_cmd(args: EvalRouterArgs) -> Result<ExitCode> {
+    let data = DataArgs {
+        // No index is read; the model cache is used as it is.
+        data: Some(std::env::temp_dir().join("mindnet-eval-router")),
+    };
+    let s = settings(None, &data, args.embedder.clone(), &args.config);
+    let report = mindnet_app::eval_router::evaluate_router(&s, &args.messages)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", mindnet_render::router_text(&report));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -73,3 +73,26 @@ pub fn chat_text(r: &ChatResponse, explain: bool) -> String {
     }
     out
 }
+
+/// The router's accuracy on a judged set, by rule and by strategy.
+pub fn router_text(r: &mindnet_app::eval_router::RouterReport) -> String {
+    let mut out = format!(
+        "router: {} of {} messages as judged ({:.3}), no LLM, centroids by {}\n",
+        r.correct, r.messages, r.accuracy, r.model
+    );
+    for (title, map) in [("decided by", &r.by_rule), ("judged", &r.by_strategy)] {
+        for (k, c) in map {
+            out.push_str(&format!(
+                "  {title} {k:<10} {:>3} messages, {:>3} right\n",
+                c.messages, c.correct
+            ));
+        }
+    }
+    for m in &r.misses {
+        out.push_str(&format!(
+            "  miss {}: judged {}, routed {} ({}): {}\n",
+            m.id, m.judged, m.routed, m.by, m.message
+        ));
+    }
+    out
+}

@@ -11,7 +11,7 @@ mod status;
 mod tune;
 
 pub use chain::{chain_mermaid, chain_tree};
-pub use chat::{chat_badge, chat_sources, chat_text};
+pub use chat::{chat_badge, chat_sources, chat_text, router_text};
 pub use lint::lint_text;
 pub use query::{ask_text, eval_text, mermaid, query_text};
 pub use status::{import_text, status_text};

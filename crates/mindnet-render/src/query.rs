@@ -347,6 +347,13 @@ pub fn eval_text(r: &EvalReport) -> String {
             );
         }
     }
+    if let Some(a) = &r.answer_recall {
+        let _ = writeln!(
+            out,
+            "answer recall ({} questions, extractive chat): in the answer {:.3}, in the cited chunks {:.3}, in the sources {:.3}; chat p50 {:.0} ms, p95 {:.0} ms",
+            a.questions, a.in_answer, a.in_cited, a.in_sources, a.latency_ms.p50, a.latency_ms.p95
+        );
+    }
     let e = r.embedding_ms;
     let _ = writeln!(
         out,

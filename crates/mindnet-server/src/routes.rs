@@ -280,7 +280,7 @@ pub async fn chat(
 /// One chat event as SSE: its name, and its fields as JSON.
 fn event(e: &ChatEvent) -> sse::Event {
     let name = match e {
-        ChatEvent::Meta { .. } => "meta",
+        ChatEvent::Meta(_) => "meta",
         ChatEvent::Token { .. } => "token",
         ChatEvent::Done { .. } => "done",
     };

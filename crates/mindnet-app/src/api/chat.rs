@@ -125,24 +125,24 @@ pub struct ChatResponse {
     pub timings: ChatTimings,
 }
 
+/// The first event of a streamed answer: everything but the text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ChatMeta {
+    pub query_id: String,
+    pub session: String,
+    pub strategy: String,
+    pub intent: String,
+    pub route: RouteInfo,
+    pub mode: AnswerMode,
+    pub sources: Vec<Source>,
+}
+
 /// What a streaming chat sends, in order: `meta` once, `token`s, then
 /// `done` with the whole response (or `error`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum ChatEvent {
-    Meta {
-        query_id: String,
-        session: String,
-        strategy: String,
-        intent: String,
-        route: RouteInfo,
-        mode: AnswerMode,
-        sources: Vec<Source>,
-    },
-    Token {
-        text: String,
-    },
-    Done {
-        response: Box<ChatResponse>,
-    },
+    Meta(Box<ChatMeta>),
+    Token { text: String },
+    Done { response: Box<ChatResponse> },
 }

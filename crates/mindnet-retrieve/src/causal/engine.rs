@@ -89,6 +89,14 @@ pub struct Strategy {
     pub examples: Vec<String>,
 }
 
+/// The size of an extractive answer.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractiveLimits {
+    pub sentences: usize,
+    pub per_source: usize,
+}
+
 /// The chat router's rules (the `chat:` block).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -101,6 +109,7 @@ pub struct ChatRules {
     /// Words an extractive answer does not match on.
     #[serde(default)]
     pub stopwords: Vec<String>,
+    pub extractive: ExtractiveLimits,
     pub strategies: BTreeMap<String, Strategy>,
 }
 

@@ -13,7 +13,7 @@
 mod engine;
 mod subgraph;
 
-pub use engine::{ChatRules, DecisionEngine, Direction, IntentRule, Strategy};
+pub use engine::{ChatRules, DecisionEngine, Direction, ExtractiveLimits, IntentRule, Strategy};
 pub use subgraph::{Subgraph, SubgraphEdge, SubgraphNode};
 
 use crate::{RetrieveError, Retriever};
