@@ -183,6 +183,11 @@ impl Llm {
         &self.config
     }
 
+    /// Background requests holding a slot now.
+    pub fn background_running(&self) -> usize {
+        *self.gate.busy.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn endpoint(&self) -> String {
         let base = self.config.url.trim_end_matches('/');
         match self.config.provider {
@@ -251,7 +256,10 @@ impl Llm {
     ) -> Result<LlmReply, LlmError> {
         let queued_at = Instant::now();
         let _slot = (req.priority == Priority::Background).then(|| self.gate.acquire());
-        let queued = queued_at.elapsed();
+        let queued = match req.priority {
+            Priority::Realtime => Duration::ZERO,
+            Priority::Background => queued_at.elapsed(),
+        };
         let start = Instant::now();
         let mut http = self.client.post(self.endpoint()).json(&self.body(req));
         if let Some(key) = &self.config.api_key {

@@ -325,3 +325,83 @@ fn chat_one_shot_on_the_command_line() {
     assert_eq!(err.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&err.stderr).contains("unknown strategy `poetry`"));
 }
+
+#[test]
+fn with_a_real_llm_the_answer_streams_from_it_and_a_disconnect_cancels_it() {
+    let llama = common::llama_server();
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&demo_vault(), dir.path());
+    import_m3(dir.path());
+    let s = Server::start_with(
+        dir.path(),
+        &[],
+        &[
+            ("MINDNET_LLM_URL", &llama.url),
+            ("MINDNET_LLM_MODEL", "smollm2"),
+            ("MINDNET_LLM_TIMEOUT", "60"),
+        ],
+    );
+    s.wait_ready();
+    let events = stream(&s, &json!({"message": "Was ist Qdrant?", "k": 3}));
+    let done = &events.last().unwrap().1;
+    assert_eq!(done["mode"]["kind"], "llm", "{done}");
+    assert_eq!(done["mode"]["provider"], "openai");
+    assert!(done["mode"]["model"].as_str().unwrap().contains("SmolLM2"));
+    let tokens: Vec<&str> = events
+        .iter()
+        .filter(|(n, _)| n == "token")
+        .map(|(_, d)| d["text"].as_str().unwrap())
+        .collect();
+    assert!(tokens.len() > 3, "{events:?}");
+    assert_eq!(tokens.concat(), done["answer"].as_str().unwrap());
+    assert_eq!(done["sources"].as_array().unwrap().len(), 3);
+    // The router asks the LLM when no rule matches; it names a strategy.
+    let (_, r) = s.post(
+        "/chat",
+        &json!({"message": "Qdrant Vektoren lokal", "k": 2}),
+    );
+    assert_eq!(r["route"]["by"], "llm", "{r}");
+    // `extractive: true` answers from the notes even so.
+    let (_, e) = s.post(
+        "/chat",
+        &json!({"message": "Was ist Qdrant?", "extractive": true}),
+    );
+    assert_eq!(e["mode"]["kind"], "extractive");
+    // An interview with an LLM: one draft from the template, healed.
+    let (_, iv) = s.post(
+        "/chat",
+        &json!({"message": "Neue Entscheidung festhalten: Umzug"}),
+    );
+    assert_eq!(iv["mode"]["kind"], "llm");
+    assert_eq!(iv["draft"]["type"], "decision", "{iv}");
+
+    // A client that goes away mid-answer cancels the LLM request.
+    let mut r = reqwest::blocking::Client::new()
+        .post(s.url("/chat"))
+        .header("accept", "text/event-stream")
+        .json(&json!({"message": "Erzähle ausführlich alles über das Projekt Mindnet und seine Geschichte", "strategy": "fact"}))
+        .send()
+        .unwrap();
+    let mut first = [0u8; 256];
+    let _ = r.read(&mut first).unwrap();
+    let processing = || -> bool {
+        let slots: Value = reqwest::blocking::get(format!("{}/slots", llama.url))
+            .unwrap()
+            .json()
+            .unwrap();
+        slots[0]["is_processing"] == true
+    };
+    let wait_for = |want: bool, what: &str| {
+        let started = std::time::Instant::now();
+        while processing() != want {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(10),
+                "{what}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    wait_for(true, "the LLM never started on the answer");
+    drop(r);
+    wait_for(false, "the LLM still writes for a client that left");
+}

