@@ -155,6 +155,11 @@ fn history(session: &Session) -> String {
 }
 
 impl Workspace {
+    /// The LLM the environment configures, if any (and valid).
+    pub fn llm(&self) -> Option<&Llm> {
+        self.chat.llm()
+    }
+
     /// Answers one message. `sink` gets the events of a streaming answer;
     /// when it returns false (the client went away) a running LLM request
     /// is cancelled and the answer ends there.

@@ -70,6 +70,9 @@ pub enum BenchCommand {
     /// findings right and wrong and the problems missed, and the time of
     /// the whole lint.
     Lint(crate::bench_lint::LintBench),
+    /// The chat: time to the first token and to the whole answer, extractive
+    /// or with the configured LLM, optionally under background LLM load.
+    Chat(crate::bench_chat::ChatBench),
     /// `mindnet serve` under load over real HTTP: time to ready, warm query
     /// latency, concurrent clients, and the same while edited notes are
     /// re-imported by the watcher. Edits the vault: use a generated one.
@@ -98,6 +101,7 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             questions,
         } => causal(notes, chains, seed, &vault, &questions),
         BenchCommand::Lint(args) => crate::bench_lint::run(args),
+        BenchCommand::Chat(args) => crate::bench_chat::run(args),
         BenchCommand::Serve(args) => crate::bench_serve::run(args),
     }
 }

@@ -3,6 +3,7 @@
 mod args;
 mod backend;
 mod bench;
+mod bench_chat;
 mod bench_lint;
 mod bench_serve;
 mod chat_cmd;

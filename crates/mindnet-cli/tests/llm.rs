@@ -232,7 +232,8 @@ fn replay(status: u16, lines: Vec<String>) -> (String, std::thread::JoinHandle<S
             conn.flush().unwrap();
             std::thread::sleep(Duration::from_millis(5));
         }
-        write!(conn, "0\r\n\r\n").unwrap();
+        // The client may close as soon as it read `done: true`.
+        let _ = write!(conn, "0\r\n\r\n");
         format!("{head}{}", String::from_utf8_lossy(&body))
     });
     (url, handle)
