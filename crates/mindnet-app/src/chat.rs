@@ -19,9 +19,10 @@ use mindnet_chat::prompts::{Messages, Prompts, fill};
 use mindnet_chat::route::{self, Centroids, Route, RouteBy};
 use mindnet_chat::{ChatMessage, Llm, LlmRequest, Priority, PromptStore, Role};
 use mindnet_embed::Embedder;
+use mindnet_index::{LinkCandidate, LinkJudge};
 use mindnet_retrieve::causal::{DecisionEngine, Strategy};
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
 /// The longest message taken, in bytes.
@@ -33,7 +34,7 @@ const CANCEL: [&str; 4] = ["/abbrechen", "/cancel", "abbrechen", "cancel"];
 /// What the chat keeps between requests.
 pub(crate) struct ChatServices {
     prompts: PromptStore,
-    llm: Result<Option<Llm>, String>,
+    llm: Result<Option<Arc<Llm>>, String>,
     centroids: OnceLock<Result<Centroids, String>>,
     sessions: Mutex<Sessions>,
 }
@@ -62,7 +63,9 @@ impl ChatServices {
         let llm = match &settings.llm {
             LlmSetting::None => Ok(None),
             LlmSetting::Invalid(e) => Err(e.clone()),
-            LlmSetting::Configured(c) => Llm::new(c.clone()).map(Some).map_err(|e| e.to_string()),
+            LlmSetting::Configured(c) => Llm::new(c.clone())
+                .map(|l| Some(Arc::new(l)))
+                .map_err(|e| e.to_string()),
         };
         ChatServices {
             prompts: PromptStore::new(settings.files.prompts.clone()),
@@ -73,7 +76,16 @@ impl ChatServices {
     }
 
     pub(crate) fn llm(&self) -> Option<&Llm> {
-        self.llm.as_ref().ok().and_then(Option::as_ref)
+        self.llm.as_ref().ok().and_then(Option::as_deref)
+    }
+
+    /// The LLM as the judge of smart edges, if one is configured.
+    pub(crate) fn link_judge(&self) -> Option<Arc<dyn LinkJudge>> {
+        let llm = self.llm.as_ref().ok()?.as_ref()?.clone();
+        Some(Arc::new(LlmJudge {
+            llm,
+            prompts: self.prompts.current().prompts,
+        }))
     }
 
     /// The session of `id` (a new one when unknown or not given).
@@ -100,6 +112,53 @@ impl ChatServices {
         }
         s.order.push_back(id.clone());
         s.map.insert(id, session);
+    }
+}
+
+/// Smart edges judged by the LLM (CHAT-7): one structured question per
+/// link, at background priority, so a chat stays responsive meanwhile.
+#[derive(Debug)]
+struct LlmJudge {
+    llm: Arc<Llm>,
+    prompts: Arc<Prompts>,
+}
+
+impl LinkJudge for LlmJudge {
+    fn method(&self) -> &'static str {
+        "llm"
+    }
+    fn fingerprint(&self) -> String {
+        self.llm.config().model.clone()
+    }
+    fn confidence(&self) -> f64 {
+        0.9
+    }
+    fn keep(&self, c: &LinkCandidate<'_>) -> Result<bool, String> {
+        let prompt = fill(
+            self.prompts.template("smart_edge"),
+            &[
+                ("source", c.source_title),
+                ("target", c.target_title),
+                ("passage", &c.passage),
+            ],
+        );
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"keep": {"type": "boolean"}},
+            "required": ["keep"],
+            "additionalProperties": false
+        });
+        let v = self
+            .llm
+            .structured(
+                &[ChatMessage::new(Role::User, prompt)],
+                &schema,
+                Priority::Background,
+            )
+            .map_err(|e| e.to_string())?;
+        v["keep"]
+            .as_bool()
+            .ok_or_else(|| format!("the LLM's verdict has no `keep`: {v}"))
     }
 }
 

@@ -200,6 +200,7 @@ impl Workspace {
             purge_before_upsert: req.purge_before_upsert,
             manifest_dir: Some(self.settings.data.clone()),
             only,
+            judge: self.chat.link_judge(),
             ..SyncOptions::default()
         };
         let forward = Forward {

@@ -30,6 +30,10 @@ pub struct ChatBench {
     /// Keep this many background LLM requests running meanwhile.
     #[arg(long, default_value_t = 0)]
     background: usize,
+    /// Meanwhile, import this vault again and again with smart edges judged
+    /// by the LLM (its verdict cache removed before each run; use a copy).
+    #[arg(long, value_name = "VAULT")]
+    smart_import: Option<PathBuf>,
 }
 
 fn percentile(v: &mut [f64], p: f64) -> f64 {
@@ -94,6 +98,40 @@ pub fn run(args: ChatBench) -> Result<ExitCode> {
             })
         })
         .collect();
+    let imports = Arc::new(AtomicUsize::new(0));
+    let importer = match &args.smart_import {
+        None => None,
+        Some(dir) => {
+            if ws.llm().is_none() {
+                bail!("--smart-import needs an LLM (MINDNET_LLM_URL or MINDNET_OLLAMA_URL)");
+            }
+            let other = Workspace::open(
+                Settings::resolve(SettingsInput {
+                    vault: Some(dir.clone()),
+                    ..Default::default()
+                }),
+                OpenMode::CreateIfMissing,
+            )?;
+            let (stop, count) = (stop.clone(), imports.clone());
+            let cache = dir.join(".mindnet").join("smart_verdicts.json");
+            Some(std::thread::spawn(move || {
+                while !stop.load(Ordering::SeqCst) {
+                    let _ = std::fs::remove_file(&cache);
+                    let req = mindnet_app::api::SyncRequest {
+                        purge_before_upsert: true,
+                        ..Default::default()
+                    };
+                    match other.sync(&req, &()) {
+                        Ok(_) => count.fetch_add(1, Ordering::SeqCst),
+                        Err(e) => {
+                            eprintln!("smart import: {}", e.message);
+                            break;
+                        }
+                    };
+                }
+            }))
+        }
+    };
     let (mut first, mut total) = (Vec::new(), Vec::new());
     let mut mode = String::new();
     for m in &messages {
@@ -123,11 +161,15 @@ pub fn run(args: ChatBench) -> Result<ExitCode> {
     for t in load {
         let _ = t.join();
     }
+    if let Some(t) = importer {
+        let _ = t.join();
+    }
     println!(
-        "{} messages, {mode}, {} background requests running ({} finished meanwhile)",
+        "{} messages, {mode}, {} background requests running ({} finished meanwhile), {} smart imports finished meanwhile",
         messages.len(),
         args.background,
-        done_background.load(Ordering::SeqCst)
+        done_background.load(Ordering::SeqCst),
+        imports.load(Ordering::SeqCst)
     );
     println!(
         "first token: p50 {:.0} ms, p95 {:.0} ms; whole answer: p50 {:.0} ms, p95 {:.0} ms",

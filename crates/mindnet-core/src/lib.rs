@@ -16,7 +16,8 @@ pub mod yaml;
 pub use error::ConfigError;
 pub use model::{Chunk, Edge, Note, NoteBundle, Provenance, Status};
 pub use registry::{
-    CausalTypes, ChunkProfile, ChunkStrategy, MatrixRule, SchemaField, TypeConfig, TypeRegistry,
+    CausalTypes, ChunkProfile, ChunkStrategy, MatrixRule, SchemaField, SmartEdgeRules, TypeConfig,
+    TypeRegistry,
 };
 pub use vocab::{Canonical, CausalReading, CauseEnd, EdgeVocabulary, KindInfo};
 pub use warning::Warning;

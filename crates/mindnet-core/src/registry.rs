@@ -101,6 +101,33 @@ struct RegistryFile {
     matrix: Vec<MatrixRule>,
     #[serde(default)]
     causal: CausalTypes,
+    #[serde(default)]
+    smart_edges: SmartEdgeRules,
+}
+
+/// Smart edge allocation without an LLM (CHAT-7): a plain wikilink of a
+/// note whose type enables it becomes a typed edge when it is part of the
+/// prose, not navigation: it stands in a sentence of at least
+/// `min_context_words` other words, outside a section named like
+/// navigation, and the chunk is similar enough to the linked note's title.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmartEdgeRules {
+    pub min_context_words: usize,
+    /// Cosine of the chunk's embedding and the linked note's title.
+    pub min_similarity: f64,
+    /// Section headings (lower case) whose links are navigation.
+    pub navigation_headings: Vec<String>,
+}
+
+impl Default for SmartEdgeRules {
+    fn default() -> Self {
+        SmartEdgeRules {
+            min_context_words: 4,
+            min_similarity: 0.0,
+            navigation_headings: Vec::new(),
+        }
+    }
 }
 
 /// What the types mean for causality: read by the causal ranking, the
@@ -174,6 +201,7 @@ pub struct TypeRegistry {
     pub types: BTreeMap<String, TypeConfig>,
     pub matrix: Vec<MatrixRule>,
     pub causal: CausalTypes,
+    pub smart_edges: SmartEdgeRules,
     /// The YAML it was read from.
     pub source: String,
 }
@@ -292,6 +320,7 @@ impl TypeRegistry {
         }
         Ok(TypeRegistry {
             causal: file.causal,
+            smart_edges: file.smart_edges,
             default_type: file.default_type,
             chunk_profiles: file.chunk_profiles,
             path_rules: file.path_rules,

@@ -19,10 +19,13 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Instant;
 
 pub mod manifest;
+pub mod smart;
+
+pub use smart::{LinkCandidate, LinkJudge, SimilarityJudge};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SyncError {
@@ -57,6 +60,8 @@ pub struct SyncOptions {
     /// and the notes whose links their names can change, instead of the
     /// whole vault. A listed file that is gone is deleted.
     pub only: Option<BTreeSet<String>>,
+    /// Who judges smart edges; `None`: the similarity rule of types.yaml.
+    pub judge: Option<Arc<dyn LinkJudge>>,
 }
 
 impl Default for SyncOptions {
@@ -67,6 +72,7 @@ impl Default for SyncOptions {
             batch_notes: 32,
             manifest_dir: None,
             only: None,
+            judge: None,
         }
     }
 }
@@ -196,10 +202,24 @@ pub fn sync<S: Store + ?Sized>(
     let by_id: HashMap<&str, &NoteState> = states.iter().map(|s| (s.note_id.as_str(), s)).collect();
 
     let mut report = SyncReport::default();
+    let judge: Arc<dyn LinkJudge> = opts.judge.clone().unwrap_or_else(|| {
+        Arc::new(SimilarityJudge {
+            rules: config.registry.smart_edges.clone(),
+        })
+    });
     let mut work: Vec<(&NoteBundle, Action, String, String)> = Vec::new();
     for b in &plan.bundles {
         let cd = chunks_digest(&b.chunks);
-        let ed = edges_digest(&b.edges);
+        let mut ed = edges_digest(&b.edges);
+        // Who judges smart edges is part of a note's edges: another judge
+        // (an LLM configured) relinks those notes once.
+        if config
+            .registry
+            .config(&b.note.note_type)
+            .enable_smart_edge_allocation
+        {
+            ed = format!("{ed}+smart:{}:{}", judge.method(), judge.fingerprint());
+        }
         let action = match by_id.get(b.note.note_id.as_str()) {
             None => Action::New,
             Some(_) if opts.purge_before_upsert => Action::Changed,
@@ -231,6 +251,15 @@ pub fn sync<S: Store + ?Sized>(
         .map(|(b, _, _, _)| b.chunks.len())
         .sum();
     progress.start(to_embed);
+    let verdicts = smart::Verdicts::load(opts.manifest_dir.as_deref());
+    let mut targets: smart::Targets<'_> = states
+        .iter()
+        .map(|s| (s.note_id.as_str(), (s.title.as_str(), s.note_type.as_str())))
+        .collect();
+    for b in &plan.bundles {
+        targets.insert(&b.note.note_id, (&b.note.title, &b.note.note_type));
+    }
+    let mut titles: HashMap<String, Vec<f32>> = HashMap::new();
     let mut first = true;
     let mut committed = 0;
     for batch in work.chunks(opts.batch_notes.max(1)) {
@@ -258,14 +287,39 @@ pub fn sync<S: Store + ?Sized>(
             report.embedded_chunks += windows.len();
             vectors.push(Some(v));
         }
+        // The plan's edges and the smart ones; the digest stays the plan's.
+        let mut edges: Vec<Vec<Edge>> = Vec::with_capacity(batch.len());
+        for ((b, _, _, _), v) in batch.iter().zip(&vectors) {
+            let mut source = BatchVectors {
+                chunks: &b.chunks,
+                vectors: v.as_deref(),
+                embedder,
+                titles: &mut titles,
+            };
+            let (smart, problems) = smart::edges_of(
+                b,
+                &config.registry,
+                &targets,
+                judge.as_ref(),
+                &verdicts,
+                &mut source,
+            );
+            for p in problems {
+                report.warnings.push(Warning::new(&b.note.path, 0, p));
+            }
+            let mut all = b.edges.clone();
+            all.extend(smart);
+            edges.push(all);
+        }
         let writes: Vec<NoteWrite<'_>> = batch
             .iter()
             .zip(&vectors)
-            .map(|((b, _, cd, ed), v)| NoteWrite {
+            .zip(&edges)
+            .map(|(((b, _, cd, ed), v), edges)| NoteWrite {
                 note: &b.note,
                 chunks: &b.chunks,
                 vectors: v.as_deref(),
-                edges: &b.edges,
+                edges,
                 chunks_digest: cd,
                 edges_digest: ed,
             })
@@ -279,6 +333,7 @@ pub fn sync<S: Store + ?Sized>(
         write(store).write_batch(&[], &deletes)?;
     }
     progress.finish();
+    verdicts.save();
     tracing::debug!("writes done at {:.3} s", started.elapsed().as_secs_f64());
 
     let counts = read(store).counts()?;
@@ -298,6 +353,44 @@ pub fn sync<S: Store + ?Sized>(
         manifest::write(dir, config, &import, files, &report, plan.bundles.len());
     }
     Ok(report)
+}
+
+/// The vectors smart edges compare: a batch's own chunk vectors (embedded
+/// again only for a relinked note), and the linked notes' titles, each
+/// embedded once per sync.
+struct BatchVectors<'a> {
+    chunks: &'a [Chunk],
+    vectors: Option<&'a [Vec<f32>]>,
+    embedder: &'a dyn Embedder,
+    titles: &'a mut HashMap<String, Vec<f32>>,
+}
+
+impl smart::Vectors for BatchVectors<'_> {
+    fn chunk(&mut self, i: usize) -> Result<Vec<f32>, String> {
+        if let Some(v) = self.vectors.and_then(|v| v.get(i)) {
+            return Ok(v.clone());
+        }
+        let window = self.chunks.get(i).map_or("", |c| c.window.as_str());
+        let mut v = self
+            .embedder
+            .embed_passages(&[window])
+            .map_err(|e| e.to_string())?;
+        Ok(v.pop().unwrap_or_default())
+    }
+
+    fn title(&mut self, title: &str) -> Result<Vec<f32>, String> {
+        if let Some(v) = self.titles.get(title) {
+            return Ok(v.clone());
+        }
+        let v = self
+            .embedder
+            .embed_passages(&[title])
+            .map_err(|e| e.to_string())?
+            .pop()
+            .unwrap_or_default();
+        self.titles.insert(title.to_string(), v.clone());
+        Ok(v)
+    }
 }
 
 /// A plan of some files, and the vault paths it stands for.
