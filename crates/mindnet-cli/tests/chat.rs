@@ -405,3 +405,52 @@ fn with_a_real_llm_the_answer_streams_from_it_and_a_disconnect_cancels_it() {
     drop(r);
     wait_for(false, "the LLM still writes for a client that left");
 }
+
+#[test]
+fn the_repl_keeps_the_conversation_and_saves_the_interview_draft() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&demo_vault(), dir.path());
+    import_m3(dir.path());
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mindnet"))
+        .args(["chat", "--vault", dir.path().to_str().unwrap()])
+        .env_remove("MINDNET_LLM_URL")
+        .env_remove("MINDNET_OLLAMA_URL")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let script = "Was ist Qdrant?\n/quellen\nNeuer Wert festhalten: Geduld\nAbwarten können, wenn es zählt.\n/save Werte\n/save Werte\n/exit\n";
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("[FACT"), "{stdout}");
+    assert!(
+        stdout.contains("semantic "),
+        "the sources with their breakdown: {stdout}"
+    );
+    assert!(stdout.contains("[INTERVIEW value"), "{stdout}");
+    assert!(
+        stdout.contains("gespeichert: Werte/geduld.md"),
+        "{stdout}\n{stderr}"
+    );
+    // The second /save finds the file and says how to replace it.
+    assert!(stderr.contains("--overwrite"), "{stderr}");
+    let note = std::fs::read_to_string(dir.path().join("Werte/geduld.md")).unwrap();
+    assert!(
+        note.starts_with("---\ntype: value\ntitle: Geduld\n"),
+        "{note}"
+    );
+    assert!(
+        note.contains("## Bedeutung\n\nAbwarten können, wenn es zählt."),
+        "{note}"
+    );
+}

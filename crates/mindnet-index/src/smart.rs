@@ -339,7 +339,7 @@ mod tests {
         assert_eq!(words_outside_links("[[A]], [[B]] und [[C]]"), 1);
         assert_eq!(
             words_outside_links("Die Entscheidung wurde durch [[Erschöpfung]] ausgelöst."),
-            4
+            5
         );
     }
 }
