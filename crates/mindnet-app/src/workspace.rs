@@ -390,6 +390,66 @@ impl Workspace {
         })
     }
 
+    /// The latest searches and chat questions, newest first.
+    pub fn history(&self, req: &HistoryRequest) -> Result<HistoryResponse, AppError> {
+        let limit = req.limit.unwrap_or(50);
+        if !(1..=500).contains(&limit) {
+            return Err(AppError::bad_request(format!(
+                "`limit` must be 1 to 500, not {limit}"
+            )));
+        }
+        let entries = self
+            .logs
+            .recent_searches(limit)?
+            .into_iter()
+            .map(|r| HistoryEntry {
+                query_id: r.query_id,
+                text: r.query_text,
+                timestamp: r.timestamp,
+                intent: r.intent,
+                hits: r.hits.len(),
+            })
+            .collect();
+        Ok(HistoryResponse { entries })
+    }
+
+    /// The configuration in use: files, model, language, LLM.
+    pub fn config_info(&self) -> ConfigResponse {
+        let f = &self.settings.files;
+        let file = |name: &str, p: &Option<std::path::PathBuf>| ConfigFile {
+            name: name.to_string(),
+            path: p
+                .as_ref()
+                .filter(|p| p.is_file())
+                .map_or("built-in".to_string(), |p| p.display().to_string()),
+        };
+        let llm = match (&self.settings.llm, self.chat.llm()) {
+            (crate::settings::LlmSetting::Invalid(e), _) => format!("invalid: {e}"),
+            (_, Some(l)) => format!(
+                "{:?} {} at {}",
+                l.config().provider,
+                l.config().model,
+                l.config().url
+            ),
+            (_, None) => "extractive (no LLM)".to_string(),
+        };
+        ConfigResponse {
+            vault: self.settings.vault.display().to_string(),
+            data: self.settings.data.display().to_string(),
+            model: self.embedder.id().name.clone(),
+            lang: self.settings.lang.clone(),
+            files: vec![
+                file("types.yaml", &f.types),
+                file("edge_vocabulary.yaml", &f.vocabulary),
+                file("retriever.yaml", &f.retriever),
+                file("decision_engine.yaml", &f.decision_engine),
+                file("lint.yaml", &f.lint),
+                file("prompts.yaml", &f.prompts),
+            ],
+            llm,
+        }
+    }
+
     /// A note by id, vault path (with or without `.md`) or title.
     pub(crate) fn find_note(
         &self,

@@ -56,7 +56,7 @@ pub fn plain(text: &str) -> String {
             continue;
         }
         let t = t.trim_start_matches(['>', ' ']);
-        if is_relation_line(t) {
+        if is_relation_line(t) || only_links(t) {
             continue;
         }
         let t = t
@@ -67,6 +67,24 @@ pub fn plain(text: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// A line of links and punctuation only (a list of links): navigation.
+fn only_links(t: &str) -> bool {
+    if !t.contains("[[") {
+        return false;
+    }
+    let mut rest = t;
+    let mut prose = String::new();
+    while let Some(start) = rest.find("[[") {
+        prose.push_str(&rest[..start]);
+        match rest[start..].find("]]") {
+            Some(end) => rest = &rest[start + end + 2..],
+            None => return false,
+        }
+    }
+    prose.push_str(rest);
+    !prose.chars().any(char::is_alphabetic)
 }
 
 /// `kind: [[X]] [[Y]]`, the body of an edge callout: links, not prose.
@@ -217,7 +235,7 @@ mod tests {
 
     #[test]
     fn markdown_becomes_prose_and_sentences() {
-        let md = "# Titel\n\n> [!edge] caused_by: [[Y]]\n> resulted_in: [[Z]]\nQdrant ist eine [[Vektordatenbank|Datenbank]] für Vektoren. Sie läuft z. B. lokal.\n\n> [!edge] caused_by: [[X]]\n```\ncode hier drin\n```\n- Ein Punkt mit [[rel:based_on Lokal zuerst]] als Grund.";
+        let md = "# Titel\n\n> [!edge] caused_by: [[Y]]\n> resulted_in: [[Z]]\nQdrant ist eine [[Vektordatenbank|Datenbank]] für Vektoren. Sie läuft z. B. lokal.\n\n> [!edge] caused_by: [[X]]\n```\ncode hier drin\n```\n- Ein Punkt mit [[rel:based_on Lokal zuerst]] als Grund.\n- [[Qdrant als Vektordatenbank]]\n- [[A]], [[B]]";
         let s = sentences(&plain(md));
         assert_eq!(
             s,

@@ -134,6 +134,43 @@ impl Logs {
         self.read_all(HISTORY)
     }
 
+    /// The last `n` logged searches, newest first, read from the end of
+    /// the file: the cost is the entries asked for, not the log's length.
+    pub fn recent_searches(&self, n: usize) -> Result<Vec<SearchRecord>, LogError> {
+        use std::io::{Read, Seek, SeekFrom};
+        let path = self.path(HISTORY);
+        let mut f = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(&path)(e)),
+        };
+        let len = f.metadata().map_err(io(&path))?.len();
+        let mut tail: Vec<u8> = Vec::new();
+        let mut pos = len;
+        const BLOCK: u64 = 64 * 1024;
+        // Back from the end until the tail holds n whole lines (or the file).
+        while pos > 0 && tail.iter().filter(|b| **b == b'\n').count() <= n {
+            let start = pos.saturating_sub(BLOCK);
+            let mut block = vec![0u8; (pos - start) as usize];
+            f.seek(SeekFrom::Start(start)).map_err(io(&path))?;
+            f.read_exact(&mut block).map_err(io(&path))?;
+            block.extend_from_slice(&tail);
+            tail = block;
+            pos = start;
+        }
+        let text = String::from_utf8_lossy(&tail);
+        let mut lines: Vec<&str> = text.lines().collect();
+        if pos > 0 && !lines.is_empty() {
+            lines.remove(0); // cut in the middle
+        }
+        Ok(lines
+            .iter()
+            .rev()
+            .filter_map(|l| serde_json::from_str::<SearchRecord>(l).ok())
+            .take(n)
+            .collect())
+    }
+
     /// Every feedback record, oldest first (torn lines skipped).
     pub fn feedback(&self) -> Result<Vec<Feedback>, LogError> {
         self.read_all(FEEDBACK)

@@ -7,7 +7,8 @@
 //!   address (`0.0.0.0`) with a token accepts any Host: the token guards it.
 //! - **Origin**: a browser request from another origin is refused unless
 //!   that origin is configured (`--allow-origin`, `MINDNET_API_ORIGINS`).
-//! - **Token**: with a token, every endpoint but `/health` needs
+//! - **Token**: with a token, every endpoint but `/health` and the web
+//!   UI's static assets (which hold no data) needs
 //!   `Authorization: Bearer <token>`.
 //! - Body size and time are limited by layers in `serve.rs`.
 
@@ -110,7 +111,7 @@ pub async fn check(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
         cors_headers(resp.headers_mut(), origin.as_deref());
         return resp;
     }
-    if req.uri().path() != "/health" && !guard.token_ok(req.headers()) {
+    if !crate::ui::is_public(req.uri().path()) && !guard.token_ok(req.headers()) {
         let mut resp = refuse(
             ErrorCode::Unauthorized,
             "missing or wrong token: send `Authorization: Bearer <token>`".into(),

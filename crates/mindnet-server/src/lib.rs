@@ -15,6 +15,7 @@ mod guard;
 pub mod owner;
 mod routes;
 mod serve;
+mod ui;
 mod watch;
 
 pub use client::Client;

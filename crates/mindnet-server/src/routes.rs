@@ -228,6 +228,20 @@ pub async fn lint(State(s): Shared, ApiJson(req): ApiJson<LintRequest>) -> Answe
     run(&s, move |ws| mindnet_app::lint(ws.settings(), &req)).await
 }
 
+#[utoipa::path(get, path = "/history", params(HistoryRequest), responses(
+    (status = 200, body = HistoryResponse), (status = 400, body = ErrorBody)))]
+pub async fn history(
+    State(s): Shared,
+    ApiQuery(req): ApiQuery<HistoryRequest>,
+) -> Answer<HistoryResponse> {
+    run(&s, move |ws| ws.history(&req)).await
+}
+
+#[utoipa::path(get, path = "/config", responses((status = 200, body = ConfigResponse)))]
+pub async fn config(State(s): Shared) -> Answer<ConfigResponse> {
+    run(&s, |ws| Ok(ws.config_info())).await
+}
+
 /// `POST /chat`: a whole JSON answer, or with `Accept: text/event-stream`
 /// server-sent events `meta`, `token`…, `done` (or `error`). A client that
 /// goes away closes the stream, which cancels a running LLM request.
@@ -303,7 +317,7 @@ fn event(e: &ChatEvent) -> sse::Event {
     ),
     paths(
         health, status, query, ask, feedback, note, neighbors, chain, analyze, save, sync, lint,
-        chat
+        chat, history, config
     ),
     components(schemas(ErrorBody, AppError, ErrorCode))
 )]

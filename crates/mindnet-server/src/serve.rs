@@ -26,6 +26,8 @@ fn router(state: Arc<AppState>, guard: Arc<Guard>, serve: &ServeSettings) -> Rou
     // Syncs run as long as the vault needs; everything else has a deadline.
     let timed = Router::new()
         .route("/status", get(routes::status))
+        .route("/history", get(routes::history))
+        .route("/config", get(routes::config))
         .route("/query", post(routes::query))
         .route("/ask", post(routes::ask))
         .route("/feedback", post(routes::feedback))
@@ -39,6 +41,8 @@ fn router(state: Arc<AppState>, guard: Arc<Guard>, serve: &ServeSettings) -> Rou
             deadline(timeout, req, next)
         }));
     Router::new()
+        .route("/", get(crate::ui::index))
+        .route("/ui/{file}", get(crate::ui::asset))
         .route("/health", get(routes::health))
         .route("/openapi.json", get(routes::openapi))
         .route("/sync", post(routes::sync))

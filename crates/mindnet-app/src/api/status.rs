@@ -100,3 +100,48 @@ pub struct HealthResponse {
     /// The index folder this server owns.
     pub data: String,
 }
+
+/// `GET /history`: the latest searches and chat questions, newest first.
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, utoipa::IntoParams,
+)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryRequest {
+    /// How many (default 50, at most 500).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct HistoryEntry {
+    pub query_id: String,
+    pub text: String,
+    pub timestamp: String,
+    pub intent: String,
+    pub hits: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct HistoryResponse {
+    pub entries: Vec<HistoryEntry>,
+}
+
+/// `GET /config`: what this server runs with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ConfigResponse {
+    pub vault: String,
+    pub data: String,
+    pub model: String,
+    pub lang: String,
+    /// Each configuration file by name: its path, or `built-in`.
+    pub files: Vec<ConfigFile>,
+    /// `extractive`, or the LLM's provider and model; an invalid LLM setting
+    /// is named here.
+    pub llm: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ConfigFile {
+    pub name: String,
+    pub path: String,
+}

@@ -1,0 +1,92 @@
+// The web UI in a real browser (Debian's Chromium through playwright-core)
+// against a real `mindnet serve` on the demo vault, started by the Rust
+// test `crates/mindnet-cli/tests/ui.rs`, which passes:
+//   MINDNET_UI_URL   the server's base URL
+//   MINDNET_UI_SHOTS where to save screenshots
+//   PLAYWRIGHT_CORE  playwright-core's entry module (installed by scripts/test)
+// Exits non-zero with a message on the first failed check.
+const { chromium } = await import(process.env.PLAYWRIGHT_CORE);
+
+const url = process.env.MINDNET_UI_URL;
+const shots = process.env.MINDNET_UI_SHOTS;
+const fail = (msg) => {
+  console.error(`FAIL: ${msg}`);
+  process.exit(1);
+};
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu"],
+});
+const errors = [];
+const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+page.on("pageerror", (e) => errors.push(String(e)));
+
+// First load: what the browser fetched, in bytes on the wire.
+let bytes = 0;
+page.on("response", async (r) => {
+  if (r.url().startsWith(url) && r.request().resourceType() !== "fetch") {
+    const body = await r.body().catch(() => Buffer.alloc(0));
+    bytes += body.length;
+  }
+});
+await page.goto(url);
+await page.waitForSelector("#history");
+console.log(`first load: ${bytes} bytes of assets`);
+
+// A question gets an answer, its sources and its badges.
+await page.fill("#message", "Warum habe ich mich für Qdrant entschieden?");
+await page.press("#message", "Enter");
+await page.waitForSelector(".turn .source", { timeout: 60000 });
+const badges = await page.textContent(".turn .badges");
+if (!/WHY/.test(badges)) fail(`badges: ${badges}`);
+if (!/Auszug/.test(badges)) fail(`mode badge: ${badges}`);
+const sources = await page.$$(".turn .source");
+if (sources.length < 3) fail(`${sources.length} sources`);
+// A citation opens its source, which shows its "why".
+const cite = await page.$(".turn .cite");
+if (!cite) fail("no citation link");
+await cite.click();
+const open = await page.$(".turn details.source[open]");
+if (!open) fail("the citation did not open its source");
+const reasons = await open.$$(".reasons li");
+if (!reasons.length) fail("no reasons in the open source");
+await page.screenshot({ path: `${shots}/chat.png`, fullPage: true });
+
+// Feedback on the answer is confirmed.
+await page.click(".rate-answer .star >> text=4");
+await page.waitForSelector("#toast:not([hidden])");
+const toast = await page.textContent("#toast");
+if (!/4\/5/.test(toast)) fail(`toast: ${toast}`);
+
+// The history shows the question; clicking it asks again.
+await page.waitForSelector(".history-entry");
+const first = await page.textContent(".history-entry");
+if (!/Qdrant/.test(first)) fail(`history: ${first}`);
+await page.click(".history-entry");
+await page.waitForFunction(() => document.querySelectorAll(".turn").length === 2, null, { timeout: 60000 });
+
+// A source's note opens with its links.
+await page.click(".turn .note-link");
+await page.waitForSelector("#note:not([hidden])");
+const title = await page.textContent("#note-title");
+if (!title) fail("the note has no title");
+await page.screenshot({ path: `${shots}/note.png`, fullPage: true });
+
+// English, and phone width.
+await page.click("#lang");
+const send = await page.textContent("#send");
+if (send !== "Send") fail(`language switch: ${send}`);
+await page.setViewportSize({ width: 390, height: 844 });
+await page.screenshot({ path: `${shots}/phone.png`, fullPage: true });
+
+// The status and the configuration are shown.
+const status = await page.textContent("#status");
+if (!/use-m3/.test(status)) fail(`status: ${status}`);
+const config = await page.textContent("#config");
+if (!/types\.yaml/.test(config)) fail(`config: ${config}`);
+
+if (errors.length) fail(`console errors: ${errors.join(" | ")}`);
+await browser.close();
+console.log("ok");
