@@ -54,6 +54,20 @@ const reasons = await open.$$(".reasons li");
 if (!reasons.length) fail("no reasons in the open source");
 await page.screenshot({ path: `${shots}/chat.png`, fullPage: true });
 
+// The causal answer draws its explanation graph; a node opens its note.
+const nodes = await page.$$(".turn .explanation .node");
+if (nodes.length < 2) fail(`${nodes.length} nodes in the explanation graph`);
+console.log(`explanation graph: ${nodes.length} nodes`);
+const wanted = (await nodes[0].getAttribute("aria-label")).replace(/ \(.*$/, "");
+await nodes[0].click();
+await page.waitForSelector("#note:not([hidden])");
+const opened = await page.textContent("#note-title");
+if (opened !== wanted) fail(`clicked ${wanted}, opened ${opened}`);
+const around = await page.$$("#note-graph .node");
+if (around.length < 2) fail(`${around.length} nodes around the note`);
+await page.screenshot({ path: `${shots}/graph.png`, fullPage: true });
+await page.click("#note-close");
+
 // Feedback on the answer is confirmed.
 await page.click(".rate-answer .star >> text=4");
 await page.waitForSelector("#toast:not([hidden])");
@@ -86,6 +100,26 @@ const status = await page.textContent("#status");
 if (!/use-m3/.test(status)) fail(`status: ${status}`);
 const config = await page.textContent("#config");
 if (!/types\.yaml/.test(config)) fail(`config: ${config}`);
+
+// The same graph renders the same (a stable layout), and 300 notes are
+// timed (reported, not asserted: benchmarks live in docs/benchmarks.md).
+const big = await page.evaluate(async () => {
+  const { drawGraph } = await import("/ui/graph.js");
+  const types = ["experience", "decision", "state", "principle", "concept"];
+  const nodes = [...Array(300).keys()].map((i) => ({ note_id: `n${i}`, title: `Notiz ${i}`, type: types[i % 5] }));
+  const edges = [...Array(299).keys()].map((i) => ({ from: `n${Math.floor(i / 3)}`, to: `n${i + 1}`, kind: "resulted_in", provenance: "explicit", edge_id: `e${i}` }));
+  const render = () => drawGraph({ nodes, edges }, { onOpen: () => {}, label: "test" }).outerHTML;
+  const same = render() === render();
+  const t0 = performance.now();
+  const fig = drawGraph({ nodes, edges }, { onOpen: () => {}, label: "test" });
+  document.body.append(fig);
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const ms = performance.now() - t0;
+  fig.remove();
+  return { same, ms };
+});
+if (!big.same) fail("two renders of one graph differ");
+console.log(`graph of 300 notes rendered in ${big.ms.toFixed(0)} ms`);
 
 if (errors.length) fail(`console errors: ${errors.join(" | ")}`);
 await browser.close();

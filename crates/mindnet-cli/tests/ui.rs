@@ -39,6 +39,8 @@ fn the_chat_answers_in_a_real_browser_with_sources_feedback_and_history() {
         s.log.lock().unwrap()
     );
     assert!(stdout.contains("ok"), "{stdout}");
+    // The figures the browser measured (shown with --nocapture).
+    eprintln!("{stdout}");
     // The rating reached the feedback log.
     let log = std::fs::read_to_string(dir.path().join(".mindnet/logs/feedback.jsonl")).unwrap();
     assert!(

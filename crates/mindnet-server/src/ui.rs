@@ -7,23 +7,36 @@ use axum::extract::Path;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-/// Name, content type and bytes of every asset.
-const ASSETS: [(&str, &str, &str); 3] = [
-    (
-        "app.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../ui/app.js"),
-    ),
-    (
-        "app.css",
-        "text/css; charset=utf-8",
-        include_str!("../ui/app.css"),
-    ),
-    (
-        "i18n.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../ui/i18n.js"),
-    ),
+/// One embedded file.
+struct Asset {
+    name: &'static str,
+    kind: &'static str,
+    body: &'static str,
+}
+
+const JS: &str = "text/javascript; charset=utf-8";
+
+const ASSETS: [Asset; 4] = [
+    Asset {
+        name: "app.js",
+        kind: JS,
+        body: include_str!("../ui/app.js"),
+    },
+    Asset {
+        name: "graph.js",
+        kind: JS,
+        body: include_str!("../ui/graph.js"),
+    },
+    Asset {
+        name: "i18n.js",
+        kind: JS,
+        body: include_str!("../ui/i18n.js"),
+    },
+    Asset {
+        name: "app.css",
+        kind: "text/css; charset=utf-8",
+        body: include_str!("../ui/app.css"),
+    },
 ];
 
 const INDEX: &str = include_str!("../ui/index.html");
@@ -50,8 +63,8 @@ pub async fn index() -> Response {
 }
 
 pub async fn asset(Path(file): Path<String>) -> Response {
-    match ASSETS.iter().find(|(name, _, _)| *name == file) {
-        Some((_, kind, body)) => (headers(kind), *body).into_response(),
+    match ASSETS.iter().find(|a| a.name == file) {
+        Some(a) => (headers(a.kind), a.body).into_response(),
         None => (StatusCode::NOT_FOUND, "no such asset").into_response(),
     }
 }

@@ -2,6 +2,7 @@
 // Every piece of data comes from one endpoint; nothing is computed here
 // that the server does not say.
 import { t, setLang, currentLang, applyTexts } from "/ui/i18n.js";
+import { drawGraph } from "/ui/graph.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -190,6 +191,20 @@ function sourceList(response, turn) {
   return list;
 }
 
+/// The explanation subgraph of a causal answer; each edge's provenance
+/// comes from the path step that walked it.
+function explanation(causal) {
+  const provenance = new Map();
+  for (const p of causal.paths) for (const step of p.steps) provenance.set(step.edge_id, step.provenance);
+  const graph = {
+    nodes: causal.subgraph.nodes,
+    edges: causal.subgraph.edges.map((e) => ({ ...e, provenance: provenance.get(e.edge_id) })),
+  };
+  return el("section", { class: "explanation" },
+    el("h3", {}, t("explanation_graph")),
+    drawGraph(graph, { onOpen: openNote, label: t("explanation_graph") }));
+}
+
 let answerCount = 0;
 
 async function ask(message) {
@@ -223,6 +238,7 @@ async function ask(message) {
     sessionStorage.setItem("mindnet.session", session);
     live.replaceWith(withCitations(done.answer, done.sources, turnId));
     for (const w of done.warnings) body.append(el("p", { class: "warning" }, w));
+    if (done.causal && done.causal.subgraph.nodes.length) body.append(explanation(done.causal));
     if (done.sources.length) body.append(sourceList(done, turnId));
     body.append(el("p", { class: "rate-answer" }, rating(done.query_id, "generated_answer", t("rate_answer"))));
   } catch (e) {
@@ -241,10 +257,16 @@ async function openNote(id) {
     $("note-title").textContent = n.note.title;
     $("note-meta").textContent = `${n.note.type} · ${n.note.status} · ${n.note.path}`;
     $("note-text").replaceChildren(...n.chunks.map((c) => el("pre", { class: "chunk" }, c.text)));
+    const around = await api(`/graph/neighbors?note=${encodeURIComponent(n.note.note_id)}&hops=1`);
+    const titles = new Map(around.nodes.map((x) => [x.note_id, x.title]));
     const edge = (e, otherId) =>
-      el("li", {}, `${e.kind} `, el("a", { href: "#", onclick: (ev) => { ev.preventDefault(); openNote(otherId); } }, otherId));
+      el("li", {}, `${e.kind} `,
+        el("a", { href: "#", onclick: (ev) => { ev.preventDefault(); openNote(otherId); } }, titles.get(otherId) || otherId));
     $("note-out").replaceChildren(...n.edges_out.filter((e) => e.resolved).map((e) => edge(e, e.target_id.split("#")[0])));
     $("note-in").replaceChildren(...n.edges_in.map((e) => edge(e, e.note_id)));
+    $("note-graph").replaceChildren(
+      drawGraph({ nodes: around.nodes, edges: around.edges }, { onOpen: openNote, label: t("neighbourhood") }),
+    );
     $("note").hidden = false;
     $("note-close").focus();
   } catch (e) {

@@ -35,6 +35,8 @@ const TEXTS = {
     edge_bonus: "Kanten",
     centrality: "Zentralität",
     draft: "Entwurf",
+    explanation_graph: "Erklärungsgraph",
+    neighbourhood: "Nachbarschaft",
   },
   en: {
     tab_chat: "Chat",
@@ -71,6 +73,8 @@ const TEXTS = {
     edge_bonus: "Edges",
     centrality: "Centrality",
     draft: "Draft",
+    explanation_graph: "Explanation graph",
+    neighbourhood: "Neighbourhood",
   },
 };
 

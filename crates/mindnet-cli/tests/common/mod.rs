@@ -309,7 +309,16 @@ pub fn llama_server() -> LlamaServer {
         .arg("-m")
         .arg(&gguf)
         .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-        .args(["-c", "2048", "-t", "1", "-np", "1", "--no-webui"])
+        .args([
+            "-c",
+            "2048",
+            "-t",
+            "1",
+            "-np",
+            "1",
+            "--no-webui",
+            "--metrics",
+        ])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
