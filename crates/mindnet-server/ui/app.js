@@ -238,6 +238,10 @@ async function ask(message) {
     sessionStorage.setItem("mindnet.session", session);
     live.replaceWith(withCitations(done.answer, done.sources, turnId));
     for (const w of done.warnings) body.append(el("p", { class: "warning" }, w));
+    if (done.draft) {
+      storeDraft(done.draft);
+      body.append(el("p", {}, el("button", { type: "button", onclick: () => show("draft") }, t("draft_ready"))));
+    }
     if (done.causal && done.causal.subgraph.nodes.length) body.append(explanation(done.causal));
     if (done.sources.length) body.append(sourceList(done, turnId));
     body.append(el("p", { class: "rate-answer" }, rating(done.query_id, "generated_answer", t("rate_answer"))));
@@ -266,6 +270,12 @@ async function openNote(id) {
     $("note-in").replaceChildren(...n.edges_in.map((e) => edge(e, e.note_id)));
     $("note-graph").replaceChildren(
       drawGraph({ nodes: around.nodes, edges: around.edges }, { onOpen: openNote, label: t("neighbourhood") }),
+    );
+    const lint = await post("/lint", { note: n.note.path, lang: currentLang() });
+    $("note-lint").replaceChildren(
+      ...(lint.findings.length
+        ? lint.findings.map((f) => el("li", { class: `finding ${f.severity}` }, `${f.line}:${f.column} ${f.rule}: ${f.message}`))
+        : [el("li", {}, t("lint_clean"))]),
     );
     $("note").hidden = false;
     $("note-close").focus();
@@ -321,6 +331,99 @@ async function refreshConfig() {
   }
 }
 
+// ---- Views ----------------------------------------------------------------
+
+function show(view) {
+  for (const b of document.querySelectorAll("#tabs button")) b.setAttribute("aria-pressed", String(b.dataset.view === view));
+  for (const v of ["chat", "search", "draft"]) $(`view-${v}`).hidden = v !== view;
+  localStorage.setItem("mindnet.view", view);
+  if (view === "draft") loadDraft();
+}
+
+// ---- Search -------------------------------------------------------------
+
+async function search(e) {
+  e.preventDefault();
+  const list = (id) => ($(id).value.trim() ? [$(id).value.trim()] : []);
+  try {
+    const r = await post("/query", {
+      text: $("q").value, k: 20, lang: currentLang(),
+      types: list("f-type"), tags: list("f-tag"), statuses: list("f-status"), paths: list("f-path"),
+    });
+    $("hits").replaceChildren(
+      ...(r.hits.length
+        ? r.hits.map((h) =>
+            el("li", { class: "hit" },
+              el("a", { href: "#", class: "note-link", onclick: (ev) => { ev.preventDefault(); openNote(h.note_id); } }, h.title),
+              el("span", { class: `type type-${h.type}` }, h.type),
+              el("span", { class: "score" }, h.score.toFixed(3)),
+              el("ul", { class: "reasons" }, h.reasons.map((x) => el("li", {}, x))),
+            ))
+        : [el("li", {}, t("no_hits"))]),
+    );
+    refreshHistory();
+  } catch (err) {
+    $("hits").replaceChildren(el("li", { class: "error", role: "alert" }, `${t("error")}: ${err.message}`));
+  }
+}
+
+// ---- Draft editor (kept in localStorage: it survives views and reloads) --
+
+function storeDraft(d) {
+  localStorage.setItem("mindnet.draft", JSON.stringify({
+    title: d.title || "", folder: "", text: d.markdown, type: d.type, repairs: d.repairs, missing: d.missing,
+  }));
+}
+
+function loadDraft() {
+  const raw = localStorage.getItem("mindnet.draft");
+  $("draft").hidden = !raw;
+  $("draft-empty").hidden = Boolean(raw);
+  if (!raw) return;
+  const d = JSON.parse(raw);
+  $("d-title").value = d.title;
+  $("d-folder").value = d.folder || "";
+  $("d-text").value = d.text;
+  $("d-messages").replaceChildren(
+    ...(d.repairs || []).map((r) => el("li", { class: "repair" }, `${t("repaired")}: ${r}`)),
+    ...(d.missing || []).map((m) => el("li", { class: "missing" }, `${t("missing")}: ${m}`)),
+  );
+}
+
+function keepEdits() {
+  const raw = localStorage.getItem("mindnet.draft");
+  if (!raw) return;
+  const d = JSON.parse(raw);
+  d.title = $("d-title").value;
+  d.folder = $("d-folder").value;
+  d.text = $("d-text").value;
+  localStorage.setItem("mindnet.draft", JSON.stringify(d));
+}
+
+async function saveDraft(overwrite) {
+  const d = JSON.parse(localStorage.getItem("mindnet.draft") || "{}");
+  $("d-conflict").hidden = true;
+  const r = await fetch("/ingest/save", {
+    method: "POST",
+    headers: headers({ "content-type": "application/json" }),
+    body: JSON.stringify({ title: d.title, text: d.text, type: d.type, folder: d.folder || null, overwrite }),
+  });
+  const body = await r.json().catch(() => null);
+  if (r.status === 409) {
+    $("d-conflict").hidden = false;
+    $("d-overwrite").focus();
+    return;
+  }
+  if (!r.ok) {
+    toast(`${t("error")}: ${(body && body.error && body.error.message) || r.status}`);
+    return;
+  }
+  localStorage.removeItem("mindnet.draft");
+  toast(`${t("saved")}: ${body.path}`);
+  loadDraft();
+  openNote(body.note_id);
+}
+
 // ---- Start --------------------------------------------------------------
 
 function start() {
@@ -345,6 +448,13 @@ function start() {
     }
   });
   $("note-close").addEventListener("click", () => ($("note").hidden = true));
+  for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => show(b.dataset.view));
+  $("search").addEventListener("submit", search);
+  for (const id of ["d-title", "d-folder", "d-text"]) $(id).addEventListener("input", keepEdits);
+  $("draft").addEventListener("submit", (e) => { e.preventDefault(); saveDraft(false); });
+  $("d-overwrite").addEventListener("click", () => saveDraft(true));
+  $("d-keep").addEventListener("click", () => ($("d-conflict").hidden = true));
+  show(localStorage.getItem("mindnet.view") || "chat");
   refreshHistory();
   refreshStatus();
   refreshConfig();
