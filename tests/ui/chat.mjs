@@ -88,6 +88,24 @@ await page.click(".turn .note-link");
 await page.waitForSelector("#note:not([hidden])");
 const title = await page.textContent("#note-title");
 if (!title) fail("the note has no title");
+
+// A note whose edges use an alias shows the linter's finding and the fix.
+await page.evaluate(() => document.querySelector("#note").hidden = true);
+await page.click("#tabs button[data-view=search]");
+await page.fill("#q", "Jeden Morgen laufen");
+await page.fill("#f-type", "decision");
+await page.click("#search button[type=submit]");
+await page.waitForSelector("#hits .hit");
+await page.click("#hits .hit .note-link >> text=Jeden Morgen laufen");
+await page.waitForSelector("#note:not([hidden])");
+const findings = await page.textContent("#note-lint");
+if (!/alias-not-canonical/.test(findings)) fail(`lint panel: ${findings}`);
+await page.waitForSelector("#note-fix:not([hidden])");
+await page.click("#note-fix summary");
+const diff = await page.textContent("#note-diff");
+if (!/caused_by/.test(diff) || !/^-/m.test(diff)) fail(`fix preview: ${diff}`);
+await page.screenshot({ path: `${shots}/lint.png`, fullPage: true });
+await page.click("#tabs button[data-view=chat]");
 await page.screenshot({ path: `${shots}/note.png`, fullPage: true });
 
 // Search with a type filter: every hit has that type, with its reasons.
@@ -155,6 +173,8 @@ const big = await page.evaluate(async () => {
   const types = ["experience", "decision", "state", "principle", "concept"];
   const nodes = [...Array(300).keys()].map((i) => ({ note_id: `n${i}`, title: `Notiz ${i}`, type: types[i % 5] }));
   const edges = [...Array(299).keys()].map((i) => ({ from: `n${Math.floor(i / 3)}`, to: `n${i + 1}`, kind: "resulted_in", provenance: "explicit", edge_id: `e${i}` }));
+  // A cycle, as a vault may have one.
+  edges.push({ from: "n299", to: "n0", kind: "caused_by", provenance: "rule", edge_id: "loop" });
   const render = () => drawGraph({ nodes, edges }, { onOpen: () => {}, label: "test" }).outerHTML;
   const same = render() === render();
   const t0 = performance.now();

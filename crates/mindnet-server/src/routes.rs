@@ -309,6 +309,15 @@ fn event(e: &ChatEvent) -> sse::Event {
         .unwrap_or_default()
 }
 
+/// `POST /lint/fix`: the fixes the linter can make safely, as diffs; with
+/// `write: true` they are written (atomically, only into the vault, only to
+/// files unchanged since they were read).
+#[utoipa::path(post, path = "/lint/fix", request_body = FixRequest, responses(
+    (status = 200, body = FixResponse), (status = 400, body = ErrorBody)))]
+pub async fn lint_fix(State(s): Shared, ApiJson(req): ApiJson<FixRequest>) -> Answer<FixResponse> {
+    run(&s, move |ws| mindnet_app::fix(ws.settings(), &req)).await
+}
+
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -317,7 +326,7 @@ fn event(e: &ChatEvent) -> sse::Event {
     ),
     paths(
         health, status, query, ask, feedback, note, neighbors, chain, analyze, save, sync, lint,
-        chat, history, config
+        chat, history, config, lint_fix
     ),
     components(schemas(ErrorBody, AppError, ErrorCode))
 )]

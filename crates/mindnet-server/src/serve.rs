@@ -35,6 +35,7 @@ fn router(state: Arc<AppState>, guard: Arc<Guard>, serve: &ServeSettings) -> Rou
         .route("/graph/neighbors", get(routes::neighbors))
         .route("/chain", post(routes::chain))
         .route("/lint", post(routes::lint))
+        .route("/lint/fix", post(routes::lint_fix))
         .route("/ingest/analyze", post(routes::analyze))
         .route("/ingest/save", post(routes::save))
         .layer(axum::middleware::from_fn(move |req, next| {

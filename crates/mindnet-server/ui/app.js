@@ -277,6 +277,10 @@ async function openNote(id) {
         ? lint.findings.map((f) => el("li", { class: `finding ${f.severity}` }, `${f.line}:${f.column} ${f.rule}: ${f.message}`))
         : [el("li", {}, t("lint_clean"))]),
     );
+    const fixes = await post("/lint/fix", {});
+    const mine = fixes.files.find((f) => f.path === n.note.path);
+    $("note-fix").hidden = !mine;
+    $("note-diff").textContent = mine ? `${mine.fixes.join("\n")}\n\n${mine.diff}` : "";
     $("note").hidden = false;
     $("note-close").focus();
   } catch (e) {

@@ -56,7 +56,8 @@ function layers(nodes, edges) {
     const d = layer.get(n.note_id);
     (columns[d] ||= []).push(n);
   }
-  return columns;
+  // A cut cycle can leave a layer empty.
+  return columns.filter(Boolean);
 }
 
 /// Draws `graph` ({nodes, edges}; an edge may carry `provenance`) into a

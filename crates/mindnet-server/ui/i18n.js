@@ -60,6 +60,7 @@ const TEXTS = {
     lint: "Prüfung",
     lint_clean: "Keine Befunde.",
     draft_ready: "Entwurf bereit: Ansicht „Entwurf“",
+    fix_preview: "Korrekturvorschau",
   },
   en: {
     tab_chat: "Chat",
@@ -121,6 +122,7 @@ const TEXTS = {
     lint: "Checks",
     lint_clean: "No findings.",
     draft_ready: "Draft ready: see “Draft”",
+    fix_preview: "Fix preview",
   },
 };
 
