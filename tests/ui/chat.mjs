@@ -56,12 +56,19 @@ const reasons = await open.$$(".reasons li");
 if (!reasons.length) fail("no reasons in the open source");
 await page.screenshot({ path: `${shots}/chat.png`, fullPage: true });
 
+// By keyboard: a source opens with Enter on its summary.
+await page.evaluate(() => document.querySelectorAll(".turn details.source").forEach((d) => (d.open = false)));
+await page.focus(".turn details.source summary");
+await page.keyboard.press("Enter");
+if (!(await page.$(".turn details.source[open]"))) fail("Enter did not open a source");
+
 // The causal answer draws its explanation graph; a node opens its note.
 const nodes = await page.$$(".turn .explanation .node");
 if (nodes.length < 2) fail(`${nodes.length} nodes in the explanation graph`);
 console.log(`explanation graph: ${nodes.length} nodes`);
 const wanted = (await nodes[0].getAttribute("aria-label")).replace(/ \(.*$/, "");
-await nodes[0].click();
+await nodes[0].focus();
+await page.keyboard.press("Enter");
 await page.waitForSelector("#note:not([hidden])");
 const opened = await page.textContent("#note-title");
 if (opened !== wanted) fail(`clicked ${wanted}, opened ${opened}`);
@@ -187,6 +194,14 @@ const big = await page.evaluate(async () => {
 });
 if (!big.same) fail("two renders of one graph differ");
 console.log(`graph of 300 notes rendered in ${big.ms.toFixed(0)} ms`);
+
+// Every control has a name a screen reader can say.
+const unnamed = await page.evaluate(() =>
+  [...document.querySelectorAll("button, input, textarea, [role=button]")]
+    .filter((e) => !(e.getAttribute("aria-label") || e.textContent.trim() || (e.id && document.querySelector(`label[for="${e.id}"]`)) || e.closest("label")))
+    .map((e) => e.outerHTML.slice(0, 80)),
+);
+if (unnamed.length) fail(`controls without a name: ${unnamed.join(" | ")}`);
 
 if (errors.length) fail(`console errors: ${errors.join(" | ")}`);
 await browser.close();
