@@ -1,0 +1,259 @@
+//! Answers from the notes: the primary and the strategic retrieval,
+//! merged, then an extract or the LLM's answer over the enriched context.
+
+use super::*;
+
+impl Workspace {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn rag(
+        &self,
+        req: &ChatRequest,
+        message: &str,
+        k: usize,
+        route: Route,
+        strategy: &Strategy,
+        prompts: &Prompts,
+        msgs: &Messages,
+        llm: Option<&Llm>,
+        session: &Session,
+        warnings: &mut Vec<String>,
+        sink: &mut dyn FnMut(ChatEvent) -> bool,
+    ) -> Result<Answer, AppError> {
+        let t = Instant::now();
+        let engine = self.engine();
+        // The strategy's intent: the one detected when the strategy takes
+        // it, else the strategy's first (a WHY chosen by its centroid still
+        // walks the causal graph).
+        let intent = if strategy.intents.contains(&route.intent) {
+            route.intent.clone()
+        } else {
+            strategy
+                .intents
+                .first()
+                .cloned()
+                .unwrap_or_else(|| engine.fallback.clone())
+        };
+        let base = QueryRequest {
+            text: message.to_string(),
+            k: Some(k),
+            intent: Some(intent.clone()),
+            lang: req.lang,
+            ..Default::default()
+        };
+        let vector = self.embedder().embed_query(message)?;
+        let q = self.query_of(&base)?;
+        let mut primary = self.search(&q, &vector)?;
+        let strategic = if strategy.inject_types.is_empty() {
+            Vec::new()
+        } else {
+            let q2 = self.query_of(&QueryRequest {
+                types: strategy.inject_types.clone(),
+                intent: Some(engine.fallback.clone()),
+                ..base.clone()
+            })?;
+            self.search(&q2, &vector)?.hits
+        };
+        let boost = |t: &str| strategy.type_boosts.get(t).copied().unwrap_or(1.0);
+        let mut merged: Vec<(bool, mindnet_retrieve::Hit)> =
+            primary.hits.drain(..).map(|h| (false, h)).collect();
+        for h in strategic {
+            if !merged.iter().any(|(_, m)| m.note_id == h.note_id) {
+                merged.push((true, h));
+            }
+        }
+        merged.sort_by(|a, b| {
+            (b.1.score * boost(&b.1.note_type)).total_cmp(&(a.1.score * boost(&a.1.note_type)))
+        });
+        merged.truncate(k);
+        primary.hits = merged.iter().map(|(_, h)| h.clone()).collect();
+        self.logs.record_search(&primary, &now())?;
+        let query_id = primary.query_id.clone();
+        let causal: Option<Causal> = primary.causal.clone().map(Into::into);
+        let sources: Vec<Source> = merged
+            .into_iter()
+            .enumerate()
+            .map(|(i, (injected, h))| Source {
+                n: i + 1,
+                injected,
+                boost: boost(&h.note_type),
+                hit: h.into(),
+            })
+            .collect();
+        let retrieval_ms = t.elapsed().as_secs_f64() * 1000.0;
+        let chain = causal.as_ref().and_then(|c| chain_line(c, &sources, msgs));
+        if let Some(llm) = llm {
+            let m = mode("llm", Some(llm));
+            sink(meta(&route, &m, &sources, &query_id));
+            let context = self.context(prompts, &sources);
+            let prompt = fill(
+                prompts.template(&strategy.template),
+                &[
+                    ("context", &context),
+                    ("question", message),
+                    ("history", &history(session)),
+                    ("chain", chain.as_deref().unwrap_or("-")),
+                ],
+            );
+            let messages = [
+                ChatMessage::new(Role::System, prompts.system.clone()),
+                ChatMessage::new(Role::User, prompt),
+            ];
+            let mut cancelled = false;
+            let reply = llm.chat(
+                &LlmRequest {
+                    messages: &messages,
+                    priority: Priority::Realtime,
+                    json_schema: None,
+                    max_tokens: Some(600),
+                },
+                &mut |t| {
+                    let go_on = sink(ChatEvent::Token {
+                        text: t.to_string(),
+                    });
+                    cancelled |= !go_on;
+                    go_on
+                },
+            );
+            match reply {
+                Ok(r) => {
+                    return Ok(Answer {
+                        strategy: route.strategy.clone(),
+                        intent,
+                        route: route_info(&route),
+                        mode: AnswerMode {
+                            model: Some(r.model.clone()),
+                            ..m
+                        },
+                        text: r.text,
+                        sources,
+                        causal,
+                        draft: None,
+                        query_id,
+                        retrieval_ms,
+                        first_token_ms: r.first_token.map(|d| d.as_secs_f64() * 1000.0),
+                    });
+                }
+                Err(e) if !cancelled => {
+                    warnings.push(format!("{e}; answered from the notes instead"));
+                }
+                Err(e) => return Err(AppError::unavailable(e.to_string())),
+            }
+        }
+        let m = mode("extractive", None);
+        sink(meta(&route, &m, &sources, &query_id));
+        let texts: Vec<SourceText<'_>> = sources
+            .iter()
+            .map(|s| SourceText {
+                n: s.n,
+                text: &s.hit.text,
+            })
+            .collect();
+        let rules = engine.chat();
+        let limits = Limits {
+            sentences: rules.extractive.sentences,
+            per_source: rules.extractive.per_source,
+            stopwords: &rules.stopwords,
+        };
+        let best = extract::best_sentences(message, &texts, limits);
+        let mut text = String::new();
+        if let Some(c) = &chain {
+            text.push_str(c);
+            text.push('\n');
+        }
+        text.push_str(&extract::render(&best));
+        if text.trim().is_empty() {
+            text = msgs.no_sources.clone();
+        }
+        let first = t.elapsed().as_secs_f64() * 1000.0;
+        for line in text.split_inclusive('\n') {
+            if !sink(ChatEvent::Token {
+                text: line.to_string(),
+            }) {
+                break;
+            }
+        }
+        Ok(Answer {
+            strategy: route.strategy.clone(),
+            intent,
+            route: route_info(&route),
+            mode: m,
+            text,
+            sources,
+            causal,
+            draft: None,
+            query_id,
+            retrieval_ms,
+            first_token_ms: Some(first),
+        })
+    }
+
+    /// The sources as the LLM sees them (CHAT-1): each with its type, what
+    /// the type means, its note, section and score.
+    fn context(&self, prompts: &Prompts, sources: &[Source]) -> String {
+        let registry = &self.config().registry;
+        sources
+            .iter()
+            .map(|s| {
+                let h = &s.hit;
+                fill(
+                    &prompts.source,
+                    &[
+                        ("n", &s.n.to_string()),
+                        ("TYPE", &h.note_type.to_uppercase()),
+                        (
+                            "type_description",
+                            &registry.config(&h.note_type).description,
+                        ),
+                        ("title", &h.title),
+                        ("section", &h.section),
+                        ("score", &format!("{:.2}", h.score)),
+                        ("text", &extract::plain(&h.text)),
+                    ],
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// The top causal path as one line, cause first, each note cited when it
+/// is a source.
+fn chain_line(c: &Causal, sources: &[Source], msgs: &Messages) -> Option<String> {
+    let path = c.paths.first()?;
+    let notes: Vec<String> = path
+        .notes
+        .iter()
+        .map(
+            |n| match sources.iter().find(|s| s.hit.note_id == n.note_id) {
+                Some(s) => format!("{} [{}]", n.title, s.n),
+                None => n.title.clone(),
+            },
+        )
+        .collect();
+    (notes.len() > 1).then(|| format!("{}: {}", msgs.chain, notes.join(" → ")))
+}
+
+/// Every `[n]` of the answer that names a source, in order, once.
+pub(super) fn citations(text: &str, sources: &[Source]) -> Vec<Citation> {
+    let mut out: Vec<Citation> = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('[') {
+        rest = &rest[start + 1..];
+        let Some(end) = rest.find(']') else { break };
+        if let Ok(n) = rest[..end].trim().parse::<usize>()
+            && let Some(s) = sources.iter().find(|s| s.n == n)
+            && !out.iter().any(|c| c.n == n)
+        {
+            let h = &s.hit;
+            out.push(Citation {
+                n,
+                note_id: h.note_id.clone(),
+                title: h.title.clone(),
+                path: h.path.clone(),
+                section: h.section.clone(),
+                chunk_id: h.chunk_id.clone(),
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,103 @@
+//! The strategy of a message: the rules, then the LLM router, then the
+//! centroids of the strategies' example phrases.
+
+use super::*;
+
+impl Workspace {
+    /// The rules, then the LLM router (with an LLM), then the centroids.
+    pub(super) fn route(
+        &self,
+        message: &str,
+        llm: Option<&Llm>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Route, AppError> {
+        let engine = self.engine();
+        if let Some(r) = route::by_rules(engine, &self.config().registry, message) {
+            return Ok(r);
+        }
+        if let Some(llm) = llm {
+            match self.llm_route(llm, message) {
+                Ok(Some(r)) => return Ok(r),
+                Ok(None) => {}
+                Err(e) => warnings.push(format!("LLM router: {e}; the centroids decided")),
+            }
+        }
+        let centroids = self
+            .chat
+            .centroids
+            .get_or_init(|| centroids(engine, self.embedder()));
+        centroid_route(engine, self.embedder(), centroids, message, warnings)
+    }
+
+    /// Asks the LLM for a strategy by name (structured output).
+    fn llm_route(&self, llm: &Llm, message: &str) -> Result<Option<Route>, mindnet_chat::LlmError> {
+        let engine = self.engine();
+        let rules = engine.chat();
+        let names: Vec<&String> = rules.strategies.keys().collect();
+        let list = rules
+            .strategies
+            .iter()
+            .map(|(n, s)| format!("- {n}: {}", s.description))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let prompts = self.chat.prompts.current().prompts;
+        let prompt = fill(
+            prompts.template("router"),
+            &[("strategies", &list), ("message", message)],
+        );
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"strategy": {"type": "string", "enum": names}},
+            "required": ["strategy"],
+            "additionalProperties": false
+        });
+        let v = llm.structured(
+            &[ChatMessage::new(Role::User, prompt)],
+            &schema,
+            Priority::Realtime,
+        )?;
+        let Some(name) = v["strategy"]
+            .as_str()
+            .filter(|n| rules.strategies.contains_key(*n))
+        else {
+            return Ok(None);
+        };
+        let mut r = route::fallback(engine, message, None);
+        r.strategy = name.to_string();
+        r.by = RouteBy::Llm;
+        r.detail = String::new();
+        Ok(Some(r))
+    }
+}
+
+/// The strategies' centroids, embedded once.
+pub(crate) fn centroids(
+    engine: &DecisionEngine,
+    embedder: &dyn Embedder,
+) -> Result<Centroids, String> {
+    Centroids::build(engine.chat(), |texts| {
+        texts
+            .iter()
+            .map(|t| embedder.embed_query(t))
+            .collect::<Result<Vec<_>, _>>()
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// The fallback without an LLM: the nearest centroid, else the default.
+pub(crate) fn centroid_route(
+    engine: &DecisionEngine,
+    embedder: &dyn Embedder,
+    centroids: &Result<Centroids, String>,
+    message: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Route, AppError> {
+    let vector = embedder.embed_query(message)?;
+    Ok(match centroids {
+        Ok(c) => route::fallback(engine, message, Some((c, &vector))),
+        Err(e) => {
+            warnings.push(format!("router centroids: {e}"));
+            route::fallback(engine, message, None)
+        }
+    })
+}
