@@ -7,6 +7,7 @@ use anyhow::{Context, Result, bail};
 use mindnet_app::api::{ChatEvent, ChatRequest};
 use mindnet_app::{OpenMode, Settings, SettingsInput, Workspace};
 use mindnet_chat::{ChatMessage, LlmRequest, Priority, Role};
+use mindnet_retrieve::eval::latency;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -34,14 +35,6 @@ pub struct ChatBench {
     /// by the LLM (its verdict cache removed before each run; use a copy).
     #[arg(long, value_name = "VAULT")]
     smart_import: Option<PathBuf>,
-}
-
-fn percentile(v: &mut [f64], p: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    v[((v.len() - 1) as f64 * p).round() as usize]
 }
 
 pub fn run(args: ChatBench) -> Result<ExitCode> {
@@ -171,12 +164,10 @@ pub fn run(args: ChatBench) -> Result<ExitCode> {
         done_background.load(Ordering::SeqCst),
         imports.load(Ordering::SeqCst)
     );
+    let (first, total) = (latency(&first), latency(&total));
     println!(
         "first token: p50 {:.0} ms, p95 {:.0} ms; whole answer: p50 {:.0} ms, p95 {:.0} ms",
-        percentile(&mut first, 0.5),
-        percentile(&mut first, 0.95),
-        percentile(&mut total, 0.5),
-        percentile(&mut total, 0.95)
+        first.p50, first.p95, total.p50, total.p95
     );
     Ok(ExitCode::SUCCESS)
 }

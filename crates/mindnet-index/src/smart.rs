@@ -197,6 +197,9 @@ pub(crate) fn edges_of(
                 && o.provenance == Provenance::Explicit
                 && o.rule_id != "explicit:wikilink"
         });
+        if typed {
+            continue;
+        }
         let Some((index, chunk)) = bundle
             .chunks
             .iter()
@@ -208,9 +211,6 @@ pub(crate) fn edges_of(
         let Some(&(target_title, target_type)) = targets.get(e.target_id.as_str()) else {
             continue;
         };
-        if typed {
-            continue;
-        }
         let kind = registry
             .matrix_rule(&note.note_type, target_type)
             .and_then(|r| r.kind.clone())

@@ -371,7 +371,7 @@ impl Workspace {
                 r.detail = "request".into();
                 r
             }
-            None => self.route(message, llm, warnings)?,
+            None => self.route(message, prompts, llm, warnings)?,
         };
         let strategy = &rules.strategies[&route.strategy];
         if strategy.interview {

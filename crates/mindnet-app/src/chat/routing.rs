@@ -8,6 +8,7 @@ impl Workspace {
     pub(super) fn route(
         &self,
         message: &str,
+        prompts: &Prompts,
         llm: Option<&Llm>,
         warnings: &mut Vec<String>,
     ) -> Result<Route, AppError> {
@@ -16,7 +17,7 @@ impl Workspace {
             return Ok(r);
         }
         if let Some(llm) = llm {
-            match self.llm_route(llm, message) {
+            match self.llm_route(llm, prompts, message) {
                 Ok(Some(r)) => return Ok(r),
                 Ok(None) => {}
                 Err(e) => warnings.push(format!("LLM router: {e}; the centroids decided")),
@@ -30,7 +31,13 @@ impl Workspace {
     }
 
     /// Asks the LLM for a strategy by name (structured output).
-    fn llm_route(&self, llm: &Llm, message: &str) -> Result<Option<Route>, mindnet_chat::LlmError> {
+    /// `prompts` are the request's: the file is read once per request.
+    fn llm_route(
+        &self,
+        llm: &Llm,
+        prompts: &Prompts,
+        message: &str,
+    ) -> Result<Option<Route>, mindnet_chat::LlmError> {
         let engine = self.engine();
         let rules = engine.chat();
         let names: Vec<&String> = rules.strategies.keys().collect();
@@ -40,7 +47,6 @@ impl Workspace {
             .map(|(n, s)| format!("- {n}: {}", s.description))
             .collect::<Vec<_>>()
             .join("\n");
-        let prompts = self.chat.prompts.current().prompts;
         let prompt = fill(
             prompts.template("router"),
             &[("strategies", &list), ("message", message)],
