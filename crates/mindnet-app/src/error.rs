@@ -30,6 +30,22 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// The code as it is serialised (`not_found`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "bad_request",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::Conflict => "conflict",
+            ErrorCode::PayloadTooLarge => "payload_too_large",
+            ErrorCode::Unprocessable => "unprocessable",
+            ErrorCode::Unavailable => "unavailable",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::Internal => "internal",
+        }
+    }
+
     pub fn http_status(self) -> u16 {
         match self {
             ErrorCode::BadRequest => 400,
@@ -89,6 +105,9 @@ impl AppError {
     }
     pub fn conflict(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::Conflict, message)
+    }
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Forbidden, message)
     }
     pub fn unprocessable(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::Unprocessable, message)

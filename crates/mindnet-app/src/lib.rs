@@ -4,7 +4,8 @@
 //! - `Settings` settles every default and environment variable once.
 //! - `Workspace` owns one open index (store, embedder, configuration) and
 //!   offers the typed operations: sync, query, ask, feedback, note,
-//!   neighbors, chain, status, analyze, save, chat. Reads run from many threads
+//!   read_note, recent_changes, neighbors, chain, status, analyze, save,
+//!   chat. Reads run from many threads
 //!   while a sync writes (see `workspace.rs` for the invariants).
 //! - `import`, `evaluate`, `lint` and `chain_from_files` are the operations
 //!   that need no open index (or open one only for their own run).
@@ -21,6 +22,7 @@ mod graph;
 mod import;
 mod lint;
 mod open;
+mod read;
 pub mod settings;
 pub mod tune;
 mod workspace;

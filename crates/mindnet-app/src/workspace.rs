@@ -450,7 +450,9 @@ impl Workspace {
         }
     }
 
-    /// A note by id, vault path (with or without `.md`) or title.
+    /// A note by id, vault path (with or without `.md`), title or alias,
+    /// in that order of precedence (case-insensitive); among equals, the
+    /// first path.
     pub(crate) fn find_note(
         &self,
         store: &EmbeddedStore,
@@ -461,19 +463,27 @@ impl Workspace {
             return Ok(n.clone());
         }
         let wanted = key.trim().trim_end_matches(".md").to_lowercase();
-        let mut found: Vec<&NoteState> = catalog
+        let rank = |n: &NoteState| {
+            if n.path.trim_end_matches(".md").to_lowercase() == wanted {
+                Some(0)
+            } else if n.title.to_lowercase() == wanted {
+                Some(1)
+            } else if n.aliases.iter().any(|a| a.to_lowercase() == wanted) {
+                Some(2)
+            } else {
+                None
+            }
+        };
+        catalog
             .iter()
-            .filter(|n| {
-                n.path.trim_end_matches(".md").to_lowercase() == wanted
-                    || n.title.to_lowercase() == wanted
+            .filter_map(|n| Some((rank(n)?, n)))
+            .min_by(|(ra, a), (rb, b)| ra.cmp(rb).then_with(|| a.path.cmp(&b.path)))
+            .map(|(_, n)| n.clone())
+            .ok_or_else(|| {
+                AppError::not_found(format!(
+                    "no note `{key}` in the index (give its id, vault path, title or alias)"
+                ))
             })
-            .collect();
-        found.sort_by(|a, b| a.path.cmp(&b.path));
-        found.first().map(|n| (*n).clone()).ok_or_else(|| {
-            AppError::not_found(format!(
-                "no note `{key}` in the index (give its id, vault path or title)"
-            ))
-        })
     }
 
     /// The note, its chunks and its edges in and out.

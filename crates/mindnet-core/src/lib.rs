@@ -9,6 +9,7 @@ pub mod ids;
 pub mod model;
 pub mod registry;
 pub mod rng;
+pub mod time;
 pub mod vocab;
 pub mod warning;
 pub mod yaml;

@@ -225,3 +225,115 @@ pub struct ChainResponse {
     pub causes: Vec<ChainNode>,
     pub effects: Vec<ChainNode>,
 }
+
+/// `read_note`: a note as its file holds it, one section or whole.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadNoteRequest {
+    /// The note's id, vault path (with or without `.md`), title or alias.
+    pub note: String,
+    /// A heading of the note: only that section (with its subsections).
+    #[serde(default)]
+    pub section: Option<String>,
+}
+
+/// One link of a note, with the note at its other end named.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct NoteLink {
+    pub kind: String,
+    /// The note at the other end; the raw link title while unresolved.
+    pub note_id: String,
+    pub title: String,
+    /// Empty while unresolved.
+    pub path: String,
+    /// The heading the link points at, if any.
+    pub section: Option<String>,
+    pub provenance: String,
+    pub resolved: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ReadNoteResponse {
+    pub note_id: String,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub note_type: String,
+    pub status: String,
+    pub path: String,
+    /// The section that was asked for, as its heading reads.
+    pub section: Option<String>,
+    /// The file's text (frontmatter included), or the section's.
+    pub text: String,
+    /// Every heading of the note, in order: what `section` can name.
+    pub headings: Vec<String>,
+    /// Links this note makes (structure edges left out).
+    pub links_out: Vec<NoteLink>,
+    /// Links other notes make to this one.
+    pub links_in: Vec<NoteLink>,
+}
+
+/// `recent_changes`: the notes whose files changed within a window.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecentRequest {
+    /// How far back: `30m`, `24h`, `7d`, `2w`, or a date or time
+    /// (`2026-11-30`, `2026-11-30T08:00:00Z`). Default `7d`.
+    #[serde(default)]
+    pub since: Option<String>,
+    /// At most this many notes, newest first (1 to 500, default 20).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RecentNote {
+    pub path: String,
+    /// The indexed note's title, else the file name.
+    pub title: String,
+    /// Empty while the file is not indexed yet.
+    pub note_id: String,
+    #[serde(rename = "type")]
+    pub note_type: String,
+    /// The file's modification time (RFC 3339, UTC).
+    pub modified: String,
+    /// Whether the index holds this version of the file.
+    pub indexed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RecentResponse {
+    /// The window's start (RFC 3339, UTC).
+    pub since: String,
+    /// How many notes changed in the window (`notes` holds at most `limit`).
+    pub total: usize,
+    pub notes: Vec<RecentNote>,
+}
+
+/// A page of the indexed notes, in path order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListNotesRequest {
+    /// How many notes to skip.
+    #[serde(default)]
+    pub offset: usize,
+    /// 1 to 1000 (default 200).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct NoteSummary {
+    pub note_id: String,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub note_type: String,
+    pub path: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ListNotesResponse {
+    pub total: usize,
+    pub notes: Vec<NoteSummary>,
+    /// The offset of the next page, if there is one.
+    pub next_offset: Option<usize>,
+}
