@@ -66,6 +66,10 @@ enum Command {
     /// Serve the index over HTTP (127.0.0.1:8001): one warm process that
     /// keeps the model loaded and the index up to date with the vault.
     Serve(serve_cmd::ServeArgs),
+    /// Serve the vault to an AI assistant over MCP on stdio (tools: search,
+    /// ask, read_note, note_context, recent_changes, lint, write_note,
+    /// status). Over HTTP, `mindnet serve` offers the same at /mcp.
+    Mcp(serve_cmd::McpArgs),
     /// Fetch or list the local embedding models.
     #[command(subcommand)]
     Models(store_cmd::ModelsCommand),
@@ -91,6 +95,7 @@ fn main() -> ExitCode {
         Command::Status(args) => store_cmd::status(args),
         Command::Check(args) => store_cmd::check(args),
         Command::Serve(args) => serve_cmd::run(args),
+        Command::Mcp(args) => serve_cmd::mcp(args),
         Command::Models(cmd) => store_cmd::models(cmd),
         Command::Bench(cmd) => bench::run(cmd),
     };
@@ -106,7 +111,7 @@ fn main() -> ExitCode {
 fn init_logging(verbose: u8) {
     // qdrant-edge logs start-up notices at WARN that mean nothing to a user.
     let default = match verbose {
-        0 => "warn,qdrant_edge=error",
+        0 => "warn,qdrant_edge=error,rmcp=error",
         1 => "info,qdrant_edge=warn",
         _ => "debug,qdrant_edge=info,qdrant=info",
     };

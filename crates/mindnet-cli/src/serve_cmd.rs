@@ -1,6 +1,7 @@
-//! `mindnet serve`: the HTTP API over one warm workspace.
+//! `mindnet serve`: the HTTP API over one warm workspace; `mindnet mcp`:
+//! the same workspace for an AI assistant over stdio.
 
-use crate::args::{ConfigArgs, DataArgs, settings};
+use crate::args::{ConfigArgs, DataArgs, IndexLocation, settings};
 use anyhow::Result;
 use mindnet_app::{ServeInput, ServeSettings};
 use std::net::SocketAddr;
@@ -60,5 +61,63 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     })?;
     let say: Arc<dyn Fn(&str) + Send + Sync> = Arc::new(|m: &str| eprintln!("mindnet serve: {m}"));
     mindnet_server::serve(s, serve, say)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `mindnet mcp`: an MCP server over stdio for the assistant that started us.
+#[derive(clap::Args, Debug)]
+pub struct McpArgs {
+    #[command(flatten)]
+    pub index: IndexLocation,
+    /// Address of the HTTP server that runs beside the session, so `mindnet
+    /// query` and the web UI reach the index meanwhile (default: a free
+    /// loopback port, recorded in <DATA>/server.json).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+    /// Bearer token for that HTTP server (default: $MINDNET_API_TOKEN).
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Do not watch the vault for changes.
+    #[arg(long)]
+    pub no_watch: bool,
+    /// Embedding model of a new index (default: the index's, else e5-small).
+    #[arg(long, value_name = "NAME")]
+    pub embedder: Option<String>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+pub fn mcp(args: McpArgs) -> Result<ExitCode> {
+    let s = settings(
+        args.index.vault.clone(),
+        &args.index.data,
+        args.embedder.clone(),
+        &args.config,
+    );
+    if let Some(owner) = mindnet_server::owner::live(&s.data) {
+        anyhow::bail!(
+            "the index in {} is served by mindnet (pid {}); point your MCP client at {}/mcp instead (streamable HTTP{})",
+            s.data.display(),
+            owner.pid,
+            owner.url(),
+            if owner.token_required {
+                ", with its token as `Authorization: Bearer …`"
+            } else {
+                ""
+            }
+        );
+    }
+    let serve = ServeSettings::resolve(ServeInput {
+        listen: Some(args.listen.unwrap_or(SocketAddr::from(([127, 0, 0, 1], 0)))),
+        dev: false,
+        token: args.token.clone(),
+        body_limit: None,
+        timeout_secs: None,
+        origins: Vec::new(),
+        no_watch: args.no_watch,
+    })?;
+    // stdout carries the protocol; everything a person reads goes to stderr.
+    let say: Arc<dyn Fn(&str) + Send + Sync> = Arc::new(|m: &str| eprintln!("mindnet mcp: {m}"));
+    mindnet_server::mcp_stdio(s, serve, say)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -22,7 +22,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use std::sync::Arc;
 
 /// Where the handler finds the open index: the server's once it has
-/// opened, or the reason it has not.
+/// opened, or the reason it has not. Called on a blocking thread, so it
+/// may wait a while for an index that is opening.
 pub type WorkspaceSource = Arc<dyn Fn() -> Result<Arc<Workspace>, AppError> + Send + Sync>;
 
 const INSTRUCTIONS: &str = "mindnet holds the user's personal notes (an Obsidian vault, mostly \
@@ -42,15 +43,16 @@ impl MindnetMcp {
         MindnetMcp { source }
     }
 
-    /// Runs `op` on the workspace on a blocking thread.
+    /// Runs `op` on the workspace on a blocking thread (finding the
+    /// workspace may wait for it to open).
     async fn run<T: Send + 'static>(
         &self,
         op: impl FnOnce(&Workspace) -> T + Send + 'static,
     ) -> Result<T, AppError> {
-        let ws = (self.source)()?;
-        tokio::task::spawn_blocking(move || op(&ws))
+        let source = self.source.clone();
+        tokio::task::spawn_blocking(move || source().map(|ws| op(&ws)))
             .await
-            .map_err(|e| AppError::internal(format!("the operation failed: {e}")))
+            .map_err(|e| AppError::internal(format!("the operation failed: {e}")))?
     }
 }
 

@@ -6,6 +6,9 @@
 //!   the API types.
 //! - `guard.rs`: what a request must satisfy before a handler sees it
 //!   (Host, Origin, token, body size, time).
+//! - `/mcp`: the MCP server of `mindnet-mcp` over streamable HTTP, behind
+//!   the same guard; `mcp_stdio` runs it over stdio with this server beside
+//!   it on a loopback port.
 //! - `watch.rs`: re-imports changed notes while the server runs.
 //! - `owner.rs`: the record in the data dir that tells other processes
 //!   which server owns the index; `client.rs`: how they talk to it.
@@ -20,4 +23,4 @@ mod watch;
 
 pub use client::Client;
 pub use routes::openapi_json;
-pub use serve::{ServeError, serve};
+pub use serve::{ServeError, mcp_stdio, serve};

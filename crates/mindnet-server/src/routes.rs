@@ -29,7 +29,26 @@ pub enum Opening {
 }
 
 impl AppState {
-    fn workspace(&self) -> Result<Arc<Workspace>, AppError> {
+    /// The workspace, waiting up to `patience` while it opens: an MCP
+    /// client's first call comes the moment it has started us. Blocks.
+    pub(crate) fn workspace_within(
+        &self,
+        patience: std::time::Duration,
+    ) -> Result<Arc<Workspace>, AppError> {
+        let start = std::time::Instant::now();
+        loop {
+            let pending = matches!(
+                *self.workspace.read().unwrap_or_else(|e| e.into_inner()),
+                Opening::Pending
+            );
+            if !pending || start.elapsed() >= patience {
+                return self.workspace();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+    }
+
+    pub(crate) fn workspace(&self) -> Result<Arc<Workspace>, AppError> {
         match &*self.workspace.read().unwrap_or_else(|e| e.into_inner()) {
             Opening::Ready(ws) => Ok(ws.clone()),
             Opening::Pending => Err(AppError::unavailable(

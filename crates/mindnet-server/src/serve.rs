@@ -18,10 +18,18 @@ use std::time::{Duration, Instant};
 
 pub type ServeError = AppError;
 
+/// How long an MCP call waits for the index to open before it says so.
+const MCP_PATIENCE: Duration = Duration::from_secs(60);
+
 /// How long shutdown waits for blocking work (a query, a batch) to end.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
-fn router(state: Arc<AppState>, guard: Arc<Guard>, serve: &ServeSettings) -> Router {
+fn router(
+    state: Arc<AppState>,
+    guard: Arc<Guard>,
+    serve: &ServeSettings,
+    mcp: mindnet_mcp::HttpEndpoint,
+) -> Router {
     let timeout = serve.timeout;
     // Syncs run as long as the vault needs; everything else has a deadline.
     let timed = Router::new()
@@ -50,6 +58,9 @@ fn router(state: Arc<AppState>, guard: Arc<Guard>, serve: &ServeSettings) -> Rou
         // A streamed answer runs as long as the LLM writes (each read is
         // bounded by MINDNET_LLM_TIMEOUT).
         .route("/chat", post(routes::chat))
+        // MCP over streamable HTTP: event streams stay open while a client
+        // listens; each tool call runs one workspace operation.
+        .nest_service("/mcp", mcp.service)
         .merge(timed)
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)
@@ -103,12 +114,11 @@ async fn shutdown_signal() {
 /// listener answers `/health` from the first moment.
 fn open_in_background(
     settings: Settings,
-    serve: &ServeSettings,
+    watch_vault: bool,
     state: Arc<AppState>,
     stop: Arc<AtomicBool>,
     say: Arc<dyn Fn(&str) + Send + Sync>,
 ) -> std::thread::JoinHandle<Option<watch::WatchHandle>> {
-    let watch_vault = serve.watch;
     std::thread::spawn(move || {
         let t = Instant::now();
         let opened = Workspace::open(settings, OpenMode::CreateIfMissing).and_then(|ws| {
@@ -167,6 +177,41 @@ pub fn serve(
     serve: ServeSettings,
     say: Arc<dyn Fn(&str) + Send + Sync>,
 ) -> Result<(), AppError> {
+    run(settings, serve, say, |_| shutdown_signal())
+}
+
+/// `mindnet mcp`: one MCP session over stdin and stdout, until the client
+/// closes them (or a signal). Meanwhile the same server as `serve` listens
+/// on `serve.listen` (a free loopback port by default), so the CLI and the
+/// web UI reach the index this process holds.
+pub fn mcp_stdio(
+    settings: Settings,
+    serve: ServeSettings,
+    say: Arc<dyn Fn(&str) + Send + Sync>,
+) -> Result<(), AppError> {
+    run(settings, serve, say, |source| async move {
+        tokio::select! {
+            r = mindnet_mcp::serve_stdio(source) => {
+                if let Err(e) = r {
+                    tracing::warn!("{}", e.message);
+                }
+            }
+            () = shutdown_signal() => {}
+        }
+    })
+}
+
+/// Runs the server until `until` (given the workspace's source) ends.
+fn run<F, Fut>(
+    settings: Settings,
+    serve: ServeSettings,
+    say: Arc<dyn Fn(&str) + Send + Sync>,
+    until: F,
+) -> Result<(), AppError>
+where
+    F: FnOnce(mindnet_mcp::WorkspaceSource) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
     settings.require_vault()?;
     if let Some(other) = owner::live(&settings.data) {
         return Err(AppError::conflict(format!(
@@ -216,14 +261,31 @@ pub fn serve(
     let guard = Arc::new(Guard {
         settings: serve.clone(),
     });
-    let app = router(state.clone(), guard, &serve);
+    let source: mindnet_mcp::WorkspaceSource = {
+        let state = state.clone();
+        Arc::new(move || state.workspace_within(MCP_PATIENCE))
+    };
+    let mcp = mindnet_mcp::http_endpoint(source.clone(), serve.body_limit);
+    let mcp_shutdown = mcp.shutdown.clone();
+    let app = router(state.clone(), guard, &serve, mcp);
     let stop = Arc::new(AtomicBool::new(false));
     let data = settings.data.clone();
-    let opener = open_in_background(settings, &serve, state.clone(), stop.clone(), say.clone());
+    let opener = open_in_background(
+        settings,
+        serve.watch,
+        state.clone(),
+        stop.clone(),
+        say.clone(),
+    );
 
+    let ended = until(source);
     let served = runtime.block_on(async {
         axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown_signal())
+            .with_graceful_shutdown(async move {
+                ended.await;
+                // Open MCP event streams would hold the shutdown forever.
+                mcp_shutdown.now();
+            })
             .await
     });
     say("shutting down: finishing the current batch");

@@ -1,0 +1,153 @@
+//! The MCP server driven by a client we did not write: the official Python
+//! SDK (`tests/mcp/client.py`, installed by `scripts/test` from the pins in
+//! `tests/mcp/requirements.txt`), over stdio and over streamable HTTP, with
+//! both protocol generations (the initialize handshake and 2026-07-28's
+//! `server/discover`). The script calls every tool on the demo vault and
+//! checks the results' content, the errors for bad arguments and unknown
+//! notes, the path safety of `write_note`, and the note resources.
+
+mod common;
+
+use common::{Server, copy_dir, demo_vault, import_m3};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn python_client(args: &[&str], mode: &str) -> Output {
+    let sdk = std::env::var("MINDNET_TEST_MCP_DIR").unwrap_or_else(|_| {
+        panic!("MINDNET_TEST_MCP_DIR is not set: run the tests with scripts/test, which installs the MCP Python SDK")
+    });
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp/client.py");
+    Command::new("python3")
+        .arg(script)
+        .args(args)
+        .env("PYTHONPATH", sdk)
+        .env("MCP_MODE", mode)
+        .env_remove("MINDNET_API_TOKEN")
+        .output()
+        .expect("python3 runs")
+}
+
+fn assert_ok(out: &Output, context: &str) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.trim_end().ends_with("ok"),
+        "{stdout}\n{}\n{context}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn imported_demo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&demo_vault(), dir.path());
+    import_m3(dir.path());
+    dir
+}
+
+fn vault_files(vault: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![vault.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.file_name().is_some_and(|n| n == ".mindnet") {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn the_python_sdk_drives_every_tool_over_stdio() {
+    for mode in ["legacy", "auto"] {
+        let dir = imported_demo();
+        let before = vault_files(dir.path());
+        let out = python_client(
+            &[
+                "stdio",
+                env!("CARGO_BIN_EXE_mindnet"),
+                dir.path().to_str().unwrap(),
+            ],
+            mode,
+        );
+        assert_ok(&out, mode);
+        // The session ended with the client: no server record is left.
+        assert!(!dir.path().join(".mindnet/server.json").exists());
+        // write_note wrote exactly its two notes, inside the vault.
+        let mut added: Vec<String> = vault_files(dir.path())
+            .into_iter()
+            .filter(|p| !before.contains(p))
+            .map(|p| mindnet_app::vault_path(dir.path(), &p))
+            .collect();
+        added.sort();
+        assert_eq!(added, ["etc-passwd.md", "inbox/mcp-notiz.md"], "{mode}");
+    }
+}
+
+#[test]
+fn the_python_sdk_drives_every_tool_over_http_with_the_servers_checks() {
+    let dir = imported_demo();
+    let s = Server::start(dir.path(), &["--token", "s3cret"]);
+    s.wait_ready();
+    for mode in ["legacy", "auto"] {
+        // Each run writes the same notes afresh.
+        for p in ["inbox/mcp-notiz.md", "etc-passwd.md"] {
+            let _ = std::fs::remove_file(dir.path().join(p));
+        }
+        let out = python_client(&["http", &s.url("/mcp"), "s3cret"], mode);
+        assert_ok(&out, &s.log.lock().unwrap());
+    }
+    let init = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "test", "version": "0"}}
+    });
+    let post = |headers: &[(&str, &str)]| {
+        let mut r = reqwest::blocking::Client::new()
+            .post(s.url("/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .json(&init);
+        for (k, v) in headers {
+            r = r.header(*k, *v);
+        }
+        let r = r.send().unwrap();
+        (r.status().as_u16(), r.text().unwrap_or_default())
+    };
+    let (status, body) = post(&[]);
+    assert_eq!(status, 401, "no token: {body}");
+    assert!(body.contains("Bearer"), "{body}");
+    let (status, _) = post(&[("authorization", "Bearer wrong")]);
+    assert_eq!(status, 401);
+    let (status, body) = post(&[("authorization", "Bearer s3cret"), ("host", "evil.example")]);
+    assert_eq!(status, 403, "a foreign Host: {body}");
+    let (status, body) = post(&[
+        ("authorization", "Bearer s3cret"),
+        ("origin", "http://evil.example"),
+    ]);
+    assert_eq!(status, 403, "a foreign Origin: {body}");
+    let (status, body) = post(&[("authorization", "Bearer s3cret")]);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"serverInfo\""), "{body}");
+    // A stopped server ends its MCP streams and exits cleanly.
+    assert!(s.stop().success());
+}
+
+#[test]
+fn stdio_refuses_an_index_a_server_owns_and_names_its_mcp_url() {
+    let dir = imported_demo();
+    let s = Server::start(dir.path(), &[]);
+    s.wait_ready();
+    let out = common::mindnet(&["mcp", "--vault", dir.path().to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains(&format!("{}/mcp", s.url(""))),
+        "the message names the server's MCP URL: {stderr}"
+    );
+}

@@ -1,0 +1,221 @@
+"""Drives mindnet's MCP server with the official Python SDK (`mcp` on PyPI),
+a client we did not write, over stdio or streamable HTTP, on a copy of the
+demo vault that was imported before.
+
+    python3 client.py stdio <mindnet binary> <vault>
+    python3 client.py http <url of /mcp> [token]
+
+MCP_MODE picks the protocol: `legacy` (the initialize handshake) or `auto`
+(the SDK's default: `server/discover`, falling back to initialize).
+Prints one line per check and `ok` at the end; any failed check raises.
+"""
+
+import asyncio
+import json
+import os
+import sys
+
+import httpx2
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+TOOLS = {
+    "search",
+    "ask",
+    "read_note",
+    "note_context",
+    "recent_changes",
+    "lint",
+    "write_note",
+    "status",
+}
+
+
+def check(cond, what, detail=""):
+    if not cond:
+        raise AssertionError(f"{what}: {detail}")
+    print(f"✓ {what}")
+
+
+def text_of(result):
+    return "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+async def call(client, name, args):
+    return await client.call_tool(name, args)
+
+
+async def tool_error(client, name, args, code):
+    r = await call(client, name, args)
+    check(r.is_error, f"{name} {json.dumps(args, ensure_ascii=False)} is a tool error", text_of(r))
+    got = (r.structured_content or {}).get("error", {}).get("code")
+    check(got == code, f"… with code {code}", f"{got}: {text_of(r)}")
+    return text_of(r)
+
+
+async def run(client):
+    check(client.server_info.name == "mindnet", "server info", client.server_info)
+    print(f"  protocol {client.protocol_version}")
+
+    tools = (await client.list_tools()).tools
+    by_name = {t.name: t for t in tools}
+    check(set(by_name) == TOOLS, "the eight tools are listed", sorted(by_name))
+    for t in tools:
+        check(
+            t.input_schema.get("type") == "object" and t.description,
+            f"{t.name} has a schema and a description",
+        )
+        a = t.annotations
+        check(a is not None and a.read_only_hint == (t.name != "write_note"), f"{t.name} annotations", a)
+    check(by_name["write_note"].annotations.destructive_hint is True, "write_note is marked destructive")
+    check(by_name["search"].input_schema["required"] == ["query"], "search needs a query")
+
+    # search: hits with title, path, snippet, score and reasons.
+    r = await call(client, "search", {"query": "Warum haben wir Qdrant als Vektordatenbank gewählt?", "k": 3})
+    check(not r.is_error, "search answers", text_of(r))
+    hits = r.structured_content["hits"]
+    check(0 < len(hits) <= 3, "search returns at most k hits", len(hits))
+    best = hits[0]
+    check(best["title"] == "Qdrant als Vektordatenbank", "the best hit is the Qdrant decision", best["title"])
+    for field in ("path", "text", "score", "reasons"):
+        check(field in best, f"a hit carries `{field}`")
+    check(best["reasons"], "the best hit has reasons", best)
+    check("why:" in text_of(r) and best["path"] in text_of(r), "the text names the path and the reasons", text_of(r))
+
+    # search filters: only decisions.
+    r = await call(client, "search", {"query": "Entscheidung", "filters": {"type": ["decision"]}, "k": 10})
+    types = {h["type"] for h in r.structured_content["hits"]}
+    check(types == {"decision"}, "the type filter holds", types)
+
+    # ask: the chain as text, the paths, the subgraph and Mermaid.
+    r = await call(client, "ask", {"question": "Warum haben wir Qdrant als Vektordatenbank gewählt?"})
+    check(not r.is_error, "ask answers", text_of(r))
+    s = r.structured_content
+    check(s["paths"] and s["paths"][0]["steps"], "ask returns causal paths", s.get("paths"))
+    check(s["subgraph"]["nodes"] and s["subgraph"]["edges"], "ask returns the subgraph")
+    check("graph LR" in s["mermaid"] and "```mermaid" in text_of(r), "ask returns a Mermaid diagram")
+    check("⟵" in text_of(r), "the chain is told as text", text_of(r)[:300])
+
+    # read_note by title, by alias, by path, one section.
+    r = await call(client, "read_note", {"note": "Qdrant als Vektordatenbank"})
+    note = r.structured_content
+    check(note["text"].startswith("---\n") and "aliases:" in note["text"], "read_note gives the file with its frontmatter")
+    check(note["links_out"] and note["links_in"], "read_note gives links out and in", (len(note["links_out"]), len(note["links_in"])))
+    check(all(l["title"] for l in note["links_out"]), "links are named by title")
+    r = await call(client, "read_note", {"note": "Qdrant-Entscheidung"})
+    check(r.structured_content["path"] == note["path"], "read_note by alias")
+    r = await call(client, "read_note", {"note": note["path"]})
+    check(r.structured_content["note_id"] == note["note_id"], "read_note by path")
+    r = await call(client, "read_note", {"note": note["note_id"]})
+    check(r.structured_content["path"] == note["path"], "read_note by id")
+    heading = note["headings"][1]
+    r = await call(client, "read_note", {"note": note["path"], "section": heading})
+    sec = r.structured_content
+    check(sec["section"] == heading and heading in sec["text"] and len(sec["text"]) < len(note["text"]), "read_note gives one section", sec["text"][:200])
+    msg = await tool_error(client, "read_note", {"note": note["path"], "section": "Gibt es nicht"}, "bad_request")
+    check(heading in msg, "… and lists the headings there are", msg)
+
+    # note_context: the neighbourhood to N hops, by kind.
+    r = await call(client, "note_context", {"note": "Qdrant als Vektordatenbank", "hops": 2})
+    g = r.structured_content
+    check(len(g["nodes"]) > 2 and g["edges"], "note_context gives notes and edges", len(g["nodes"]))
+    check(max(n["hops"] for n in g["nodes"]) == 2, "… up to two hops")
+    r = await call(client, "note_context", {"note": "Qdrant als Vektordatenbank", "kinds": ["caused_by"]})
+    kinds = {e["kind"] for e in r.structured_content["edges"]}
+    check(kinds and kinds <= {"caused_by", "resulted_in"}, "note_context follows only the kinds asked for", kinds)
+    await tool_error(client, "note_context", {"note": "Qdrant als Vektordatenbank", "kinds": ["gibt_es_nicht"]}, "bad_request")
+
+    # recent_changes: the copied vault is new.
+    r = await call(client, "recent_changes", {"since": "1h", "limit": 5})
+    rc = r.structured_content
+    check(rc["total"] >= 40 and len(rc["notes"]) == 5, "recent_changes lists the new files", (rc["total"], len(rc["notes"])))
+    check(all(n["indexed"] for n in rc["notes"]), "… all indexed")
+    await tool_error(client, "recent_changes", {"since": "gestern"}, "bad_request")
+
+    # lint: the vault and one note.
+    r = await call(client, "lint", {})
+    lint = r.structured_content
+    check(lint["notes"] > 40 and lint["findings"], "lint checks the vault", lint["notes"])
+    one = lint["findings"][0]["path"]
+    r = await call(client, "lint", {"note": one})
+    check({f["path"] for f in r.structured_content["findings"]} == {one}, "lint checks one note")
+    r = await call(client, "lint", {"severity": "error"})
+    check(all(f["severity"] == "error" for f in r.structured_content["findings"]), "lint filters by severity")
+
+    # status.
+    r = await call(client, "status", {})
+    st = r.structured_content
+    check(st["notes"] >= 40 and st["model"] == "use-m3" and "running" in st["sync"], "status", st)
+
+    # write_note: indexed before it answers, never outside the vault, no
+    # overwrite unless asked.
+    word = "Zitronenfalterflug"
+    r = await call(client, "write_note", {"title": "MCP Notiz", "text": f"Ein {word} im Garten.", "type": "experience", "folder": "inbox"})
+    check(not r.is_error and r.structured_content["created"], "write_note creates a note", text_of(r))
+    path = r.structured_content["path"]
+    check(path == "inbox/mcp-notiz.md", "… in the folder, with a slug name", path)
+    r = await call(client, "search", {"query": word, "k": 1})
+    check(r.structured_content["hits"][0]["path"] == path, "the new note is found at once", r.structured_content["hits"][:1])
+    await tool_error(client, "write_note", {"title": "MCP Notiz", "text": "anders", "folder": "inbox"}, "conflict")
+    r = await call(client, "read_note", {"note": path})
+    check(word in r.structured_content["text"], "… the refused write left the note as it was")
+    r = await call(client, "write_note", {"title": "MCP Notiz", "text": "Jetzt anders.", "folder": "inbox", "overwrite": True})
+    check(not r.is_error and not r.structured_content["created"], "overwrite: true replaces it", text_of(r))
+    for folder in ["../draussen", "/tmp", "inbox/../../x", ".obsidian", "a\\b", "%2e%2e"]:
+        await tool_error(client, "write_note", {"title": "Ausbruch", "text": "x", "folder": folder}, "unprocessable")
+    r = await call(client, "write_note", {"title": "../../etc/passwd", "text": "x"})
+    check(r.structured_content["path"] == "etc-passwd.md", "a title is only a file name", r.structured_content["path"])
+
+    # Bad arguments and unknown notes are tool errors the model can read.
+    msg = await tool_error(client, "search", {"query": 3}, "bad_request")
+    check("arguments of `search`" in msg, "a wrong type names the tool and field", msg)
+    msg = await tool_error(client, "search", {"query": "x", "sort": "date"}, "bad_request")
+    check("unknown field `sort`" in msg, "an unknown field is named", msg)
+    await tool_error(client, "search", {"query": "x", "k": 0}, "bad_request")
+    await tool_error(client, "search", {}, "bad_request")
+    msg = await tool_error(client, "read_note", {"note": "Gibt es nicht"}, "not_found")
+    check("Gibt es nicht" in msg, "an unknown note is named", msg)
+    try:
+        await call(client, "delete_everything", {})
+        raise AssertionError("an unknown tool must be a protocol error")
+    except MCPError as e:
+        check("unknown tool" in str(e), "an unknown tool is a protocol error", e)
+
+    # Resources: every note as mindnet://note/{path}.
+    templates = (await client.list_resource_templates()).resource_templates
+    check([t.uri_template for t in templates] == ["mindnet://note/{path}"], "the note template", templates)
+    resources = (await client.list_resources()).resources
+    uris = {str(r.uri) for r in resources}
+    want = "mindnet://note/Entscheidungen/Qdrant%20als%20Vektordatenbank.md"
+    check(want in uris, "list_resources holds the notes", sorted(uris)[:3])
+    contents = (await client.read_resource(want)).contents
+    check(contents[0].text == note["text"] and contents[0].mime_type == "text/markdown", "read_resource gives the Markdown")
+    try:
+        await client.read_resource("mindnet://note/gibt-es-nicht.md")
+        raise AssertionError("an unknown note must be an error")
+    except MCPError as e:
+        check("gibt-es-nicht" in str(e), "an unknown resource is a protocol error", e)
+    print("ok")
+
+
+async def main():
+    mode = os.environ.get("MCP_MODE", "auto")
+    kind = sys.argv[1]
+    if kind == "stdio":
+        server = StdioServerParameters(
+            command=sys.argv[2],
+            args=["mcp", "--vault", sys.argv[3]],
+            env={**os.environ, "RUST_LOG": "warn,qdrant_edge=error,rmcp=error"},
+        )
+        async with Client(server, mode=mode, read_timeout_seconds=120) as client:
+            await run(client)
+    else:
+        url = sys.argv[2]
+        headers = {"Authorization": f"Bearer {sys.argv[3]}"} if len(sys.argv) > 3 else {}
+        async with httpx2.AsyncClient(headers=headers, timeout=120) as http:
+            async with Client(streamable_http_client(url, http_client=http), mode=mode, read_timeout_seconds=120) as client:
+                await run(client)
+
+
+asyncio.run(main())
