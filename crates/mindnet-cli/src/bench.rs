@@ -77,6 +77,9 @@ pub enum BenchCommand {
     /// latency, concurrent clients, and the same while edited notes are
     /// re-imported by the watcher. Edits the vault: use a generated one.
     Serve(crate::bench_serve::ServeBench),
+    /// Search over MCP stdio against the same queries through the
+    /// application layer: what the protocol costs.
+    Mcp(crate::bench_mcp::McpBench),
 }
 
 pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
@@ -103,6 +106,7 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
         BenchCommand::Lint(args) => crate::bench_lint::run(args),
         BenchCommand::Chat(args) => crate::bench_chat::run(args),
         BenchCommand::Serve(args) => crate::bench_serve::run(args),
+        BenchCommand::Mcp(args) => crate::bench_mcp::run(args),
     }
 }
 

@@ -5,6 +5,7 @@ mod backend;
 mod bench;
 mod bench_chat;
 mod bench_lint;
+mod bench_mcp;
 mod bench_serve;
 mod chat_cmd;
 mod import;

@@ -1,5 +1,6 @@
 //! The tools: their names (stable from day one), argument types (the JSON
-//! schemas are derived from them, so schema and parser cannot disagree),
+//! schemas are derived from them, so schema and parser cannot disagree; a
+//! tool whose arguments are an API request takes that type as it is),
 //! descriptions an assistant can act on, annotations, and the call of one
 //! workspace operation each.
 //!
@@ -73,16 +74,6 @@ pub struct AskArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ReadNoteArgs {
-    /// The note's title, alias, vault path (with or without `.md`) or id.
-    pub note: String,
-    /// One heading of the note: only that section (with its subsections).
-    #[serde(default)]
-    pub section: Option<String>,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct NoteContextArgs {
     /// The note's title, alias, vault path or id.
     pub note: String,
@@ -93,18 +84,6 @@ pub struct NoteContextArgs {
     /// (default: every content kind).
     #[serde(default)]
     pub kinds: Vec<String>,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RecentArgs {
-    /// How far back: `30m`, `24h`, `7d` (default), `2w`, or a date or time
-    /// such as `2026-11-30` or `2026-11-30T08:00:00Z`.
-    #[serde(default)]
-    pub since: Option<String>,
-    /// At most this many notes, newest first (1 to 500, default 20).
-    #[serde(default)]
-    pub limit: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -120,29 +99,6 @@ pub struct LintArgs {
     /// The messages' language, `de` or `en` (default: each note's).
     #[serde(default)]
     pub lang: Option<String>,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WriteNoteArgs {
-    /// The note's title; the file name is made from it.
-    pub title: String,
-    /// The Markdown body. Text that starts with `---` is written as it is
-    /// (your own frontmatter); otherwise title, type and tags become the
-    /// frontmatter.
-    pub text: String,
-    /// The note type, e.g. `concept`, `decision`, `experience`.
-    #[serde(default, rename = "type")]
-    pub note_type: Option<String>,
-    #[serde(default)]
-    pub tags: Vec<String>,
-    /// A vault folder to write into, e.g. `inbox` (created if missing).
-    #[serde(default)]
-    pub folder: Option<String>,
-    /// Replace an existing note of the same file name (default false: an
-    /// existing note is an error and stays untouched).
-    #[serde(default)]
-    pub overwrite: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -217,7 +173,7 @@ const SPECS: &[Spec] = &[
             only one section of it, with the links it makes and the links other notes make to it. \
             Name the note by title, alias, vault path or id, as search returns them.",
         effect: Effect::Reads,
-        schema: schema::<ReadNoteArgs>,
+        schema: schema::<ReadNoteRequest>,
     },
     Spec {
         name: "note_context",
@@ -234,7 +190,7 @@ const SPECS: &[Spec] = &[
         description: "The notes whose files changed within a time window, newest first, and \
             whether the index holds each one's latest version yet.",
         effect: Effect::Reads,
-        schema: schema::<RecentArgs>,
+        schema: schema::<RecentRequest>,
     },
     Spec {
         name: "lint",
@@ -253,7 +209,7 @@ const SPECS: &[Spec] = &[
             is never written outside the vault, and an existing note is only replaced with \
             `overwrite: true`. Write only when the user asked for it.",
         effect: Effect::Writes,
-        schema: schema::<WriteNoteArgs>,
+        schema: schema::<SaveRequest>,
     },
     Spec {
         name: "status",
@@ -373,11 +329,8 @@ fn ask(ws: &Workspace, a: AskArgs) -> Result<Reply, AppError> {
     Ok(Reply { text, structured })
 }
 
-fn read_note(ws: &Workspace, a: ReadNoteArgs) -> Result<Reply, AppError> {
-    let r = ws.read_note(&ReadNoteRequest {
-        note: a.note,
-        section: a.section,
-    })?;
+fn read_note(ws: &Workspace, req: ReadNoteRequest) -> Result<Reply, AppError> {
+    let r = ws.read_note(&req)?;
     reply(mindnet_render::note_text(&r), &r)
 }
 
@@ -395,11 +348,8 @@ fn note_context(ws: &Workspace, a: NoteContextArgs) -> Result<Reply, AppError> {
     reply(mindnet_render::graph_text(&r), &r)
 }
 
-fn recent(ws: &Workspace, a: RecentArgs) -> Result<Reply, AppError> {
-    let r = ws.recent_changes(&RecentRequest {
-        since: a.since,
-        limit: a.limit,
-    })?;
+fn recent(ws: &Workspace, req: RecentRequest) -> Result<Reply, AppError> {
+    let r = ws.recent_changes(&req)?;
     reply(mindnet_render::recent_text(&r), &r)
 }
 
@@ -430,15 +380,8 @@ fn lint(ws: &Workspace, a: LintArgs) -> Result<Reply, AppError> {
     reply(text, &r)
 }
 
-fn write_note(ws: &Workspace, a: WriteNoteArgs) -> Result<Reply, AppError> {
-    let r = ws.save(&SaveRequest {
-        title: a.title,
-        text: a.text,
-        note_type: a.note_type,
-        tags: a.tags,
-        folder: a.folder,
-        overwrite: a.overwrite,
-    })?;
+fn write_note(ws: &Workspace, req: SaveRequest) -> Result<Reply, AppError> {
+    let r = ws.save(&req)?;
     let text = format!(
         "{} {} (id {}); indexed: {} notes new, {} changed",
         if r.created { "Created" } else { "Replaced" },
@@ -506,7 +449,7 @@ mod tests {
         let mut args = JsonObject::new();
         args.insert("note".into(), Value::from("x"));
         args.insert("sektion".into(), Value::from("y"));
-        let e = parse::<ReadNoteArgs>("read_note", args).err().unwrap();
+        let e = parse::<ReadNoteRequest>("read_note", args).err().unwrap();
         assert!(
             e.message.contains("unknown field `sektion`"),
             "{}",

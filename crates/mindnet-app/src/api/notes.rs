@@ -1,5 +1,9 @@
 //! Notes and the graph: one note, its neighbourhood, causal chains, drafts
 //! (analyze, save) and the linter.
+//!
+//! The requests MCP takes as they are (`read_note`, `recent_changes`,
+//! `write_note`) also derive `JsonSchema`: one type and one description for
+//! the OpenAPI document and the tool's schema.
 
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -149,7 +153,9 @@ pub struct AnalyzeResponse {
 }
 
 /// `POST /ingest/save`: writes a note into the vault and indexes it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct SaveRequest {
     /// The note's title; the file name is slugified from it.
@@ -158,6 +164,7 @@ pub struct SaveRequest {
     /// written as it is; otherwise a frontmatter with title, type and tags
     /// is added.
     pub text: String,
+    /// The note type, e.g. `concept`, `decision`, `experience`.
     #[serde(default, rename = "type")]
     pub note_type: Option<String>,
     #[serde(default)]
@@ -165,7 +172,8 @@ pub struct SaveRequest {
     /// A vault-relative folder (created if missing); default: the vault root.
     #[serde(default)]
     pub folder: Option<String>,
-    /// Replace an existing file of the same name.
+    /// Replace an existing file of the same name (default false: an existing
+    /// file is an error and stays untouched).
     #[serde(default)]
     pub overwrite: bool,
 }
@@ -227,7 +235,9 @@ pub struct ChainResponse {
 }
 
 /// `read_note`: a note as its file holds it, one section or whole.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct ReadNoteRequest {
     /// The note's id, vault path (with or without `.md`), title or alias.
@@ -273,7 +283,9 @@ pub struct ReadNoteResponse {
 }
 
 /// `recent_changes`: the notes whose files changed within a window.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct RecentRequest {
     /// How far back: `30m`, `24h`, `7d`, `2w`, or a date or time
