@@ -36,11 +36,31 @@ fn assert_ok(out: &Output, context: &str) {
     );
 }
 
-fn imported_demo() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&demo_vault(), dir.path());
-    import_m3(dir.path());
-    dir
+/// The demo vault, imported, with `Ausgang`: a symlink to a folder
+/// outside it (which `write_note` must refuse to write into).
+struct Demo {
+    vault: tempfile::TempDir,
+    outside: tempfile::TempDir,
+}
+
+impl Demo {
+    fn path(&self) -> &Path {
+        self.vault.path()
+    }
+}
+
+fn imported_demo() -> Demo {
+    let vault = tempfile::tempdir().unwrap();
+    copy_dir(&demo_vault(), vault.path());
+    import_m3(vault.path());
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), vault.path().join("Ausgang")).unwrap();
+    Demo { vault, outside }
+}
+
+fn assert_untouched(outside: &Path) {
+    let left: Vec<_> = std::fs::read_dir(outside).unwrap().collect();
+    assert!(left.is_empty(), "written outside the vault: {left:?}");
 }
 
 fn vault_files(vault: &Path) -> Vec<PathBuf> {
@@ -50,6 +70,9 @@ fn vault_files(vault: &Path) -> Vec<PathBuf> {
         for e in std::fs::read_dir(&dir).unwrap().flatten() {
             let p = e.path();
             if p.file_name().is_some_and(|n| n == ".mindnet") {
+                continue;
+            }
+            if p.is_symlink() {
                 continue;
             }
             if p.is_dir() {
@@ -87,6 +110,7 @@ fn the_python_sdk_drives_every_tool_over_stdio() {
             .collect();
         added.sort();
         assert_eq!(added, ["etc-passwd.md", "inbox/mcp-notiz.md"], "{mode}");
+        assert_untouched(dir.outside.path());
     }
 }
 
@@ -134,6 +158,7 @@ fn the_python_sdk_drives_every_tool_over_http_with_the_servers_checks() {
     let (status, body) = post(&[("authorization", "Bearer s3cret")]);
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("\"serverInfo\""), "{body}");
+    assert_untouched(dir.outside.path());
     // A stopped server ends its MCP streams and exits cleanly.
     assert!(s.stop().success());
 }
@@ -149,5 +174,105 @@ fn stdio_refuses_an_index_a_server_owns_and_names_its_mcp_url() {
     assert!(
         stderr.contains(&format!("{}/mcp", s.url(""))),
         "the message names the server's MCP URL: {stderr}"
+    );
+}
+
+/// Newline-delimited JSON-RPC with a `mindnet mcp` child, for what needs
+/// no client library: timing and the error while an index is first built.
+struct Stdio {
+    child: std::process::Child,
+    input: Option<std::process::ChildStdin>,
+    output: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Stdio {
+    fn start(args: &[&str]) -> Stdio {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mindnet"))
+            .args(args)
+            .env("RUST_LOG", "warn,qdrant_edge=error,rmcp=error")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("mindnet mcp starts");
+        let input = child.stdin.take();
+        let output = std::io::BufReader::new(child.stdout.take().unwrap());
+        Stdio {
+            child,
+            input,
+            output,
+        }
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: serde_json::Value) -> serde_json::Value {
+        use std::io::{BufRead, Write};
+        let input = self.input.as_mut().unwrap();
+        let msg =
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(input, "{msg}").unwrap();
+        input.flush().unwrap();
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.output.read_line(&mut line).unwrap() > 0,
+                "mindnet mcp closed its output"
+            );
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == serde_json::json!(id) {
+                return v;
+            }
+        }
+    }
+
+    /// Closes stdin, which ends the session, and waits for the exit.
+    fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.input.take());
+        self.child.wait().unwrap()
+    }
+}
+
+#[test]
+fn a_call_while_the_index_is_first_built_says_so_and_the_session_ends_cleanly() {
+    // No index yet: `mindnet mcp` builds one with e5-small (seconds per
+    // batch of notes), and a search meanwhile is a tool error that says how
+    // far the build is, not an empty answer.
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&demo_vault(), dir.path());
+    let vault = dir.path().to_str().unwrap();
+    let mut s = Stdio::start(&["mcp", "--vault", vault, "--no-watch"]);
+    let init = s.request(
+        1,
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "test", "version": "0"}}),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "mindnet", "{init}");
+    let r = s.request(
+        2,
+        "tools/call",
+        serde_json::json!({"name": "search", "arguments": {"query": "Qdrant"}}),
+    );
+    let result = &r["result"];
+    assert_eq!(result["isError"], true, "{r}");
+    assert_eq!(
+        result["structuredContent"]["error"]["code"], "unavailable",
+        "{r}"
+    );
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("the index is being built"), "{text}");
+    let status = s.finish();
+    assert!(status.success(), "{status}");
+    // The stopped build left an index that the next import completes.
+    let out = common::mindnet(&["import", vault]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let check = common::mindnet(&["check", vault]);
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
     );
 }
