@@ -88,6 +88,13 @@ pub struct McpArgs {
 }
 
 pub fn mcp(args: McpArgs) -> Result<ExitCode> {
+    // An assistant starts us in a folder of its choosing; indexing that
+    // folder (a home directory, say) by default would be a surprise.
+    if args.index.vault.is_none() && std::env::var_os("MINDNET_VAULT_ROOT").is_none() {
+        anyhow::bail!(
+            "mindnet mcp needs the vault: give --vault DIR (or set MINDNET_VAULT_ROOT) in your MCP client's configuration"
+        );
+    }
     let s = settings(
         args.index.vault.clone(),
         &args.index.data,

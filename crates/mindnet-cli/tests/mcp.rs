@@ -164,6 +164,22 @@ fn the_python_sdk_drives_every_tool_over_http_with_the_servers_checks() {
 }
 
 #[test]
+fn stdio_needs_an_explicit_vault() {
+    // The current folder is never taken for the vault: an assistant may
+    // start us anywhere.
+    let out = Command::new(env!("CARGO_BIN_EXE_mindnet"))
+        .arg("mcp")
+        .env_remove("MINDNET_VAULT_ROOT")
+        .current_dir(demo_vault())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--vault"), "{stderr}");
+    assert!(!demo_vault().join(".mindnet/server.json").exists());
+}
+
+#[test]
 fn stdio_refuses_an_index_a_server_owns_and_names_its_mcp_url() {
     let dir = imported_demo();
     let s = Server::start(dir.path(), &[]);
