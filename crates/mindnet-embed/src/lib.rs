@@ -2,6 +2,7 @@
 //! arrive inside pinned Python wheels (`models`, `fetch`); two HTTP embedders
 //! speak Ollama's and OpenAI's APIs (`http`). Everything implements `Embedder`.
 
+mod bert;
 pub mod e5;
 pub mod fetch;
 pub mod http;
