@@ -190,11 +190,34 @@ fn embed(model: &str, count: usize, tokens: usize) -> Result<ExitCode> {
         embedder.embed_passages(batch)?;
     }
     let secs = t.elapsed().as_secs_f64();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "{model}: {count} texts of ~{tokens} tokens in {secs:.2} s = {:.1} chunks/s (model load {load:.2} s, {} threads, peak RSS {:.0} MB)",
+        "{model}: {count} texts of ~{tokens} tokens in {secs:.2} s = {:.1} chunks/s (model load {load:.2} s, {threads} threads, peak RSS {:.0} MB)",
         count as f64 / secs,
-        std::thread::available_parallelism().map_or(1, |n| n.get()),
         peak_rss_mb().unwrap_or(f64::NAN)
+    );
+    let Some(flops) = embedder.flops(&refs) else {
+        println!("{model}: the model does not count its operations; no limit to set against");
+        return Ok(ExitCode::SUCCESS);
+    };
+    let per_chunk = flops / count as f64;
+    println!(
+        "{model}: {:.2} GFLOP per chunk, {:.1} GFLOP/s achieved",
+        per_chunk / 1e9,
+        flops / secs / 1e9
+    );
+    // The encoder's own product shapes (a 200-token window, e5-small's 384
+    // and 1536), one single-threaded product per core, as the encoder runs.
+    let mut worst = f64::INFINITY;
+    for (m, n, k) in [(200, 384, 384), (200, 1536, 384), (200, 384, 1536)] {
+        let g = mindnet_embed::gemm_gflops(m, n, k, threads, 1.0);
+        worst = worst.min(g);
+        println!("gemm {m}×{k}·{k}×{n} on {threads} threads: {g:.1} GFLOP/s");
+    }
+    println!(
+        "limit at the slowest shape: {:.1} chunks/s ({:.0} % reached)",
+        worst * 1e9 / per_chunk,
+        100.0 * (count as f64 / secs) / (worst * 1e9 / per_chunk)
     );
     Ok(ExitCode::SUCCESS)
 }

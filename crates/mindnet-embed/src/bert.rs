@@ -280,7 +280,54 @@ struct Scratch {
     ffn: Vec<f32>,
 }
 
+/// Sustained GFLOP/s of single-threaded `m × k · k × n` products, one per
+/// thread on `threads` threads at once, for about `seconds`: the limit the
+/// encoder's products can reach on this machine with this library.
+pub fn gemm_gflops(m: usize, n: usize, k: usize, threads: usize, seconds: f64) -> f64 {
+    let start = std::time::Instant::now();
+    let flops: f64 = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.max(1))
+            .map(|t| {
+                scope.spawn(move || {
+                    let a: Vec<f32> = (0..m * k).map(|i| ((i + t) % 7) as f32 * 0.1).collect();
+                    let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 * 0.1).collect();
+                    let mut d = vec![0f32; m * n];
+                    let mut done = 0.0;
+                    while start.elapsed().as_secs_f64() < seconds {
+                        matmul(
+                            &mut d,
+                            View::rows(m, n),
+                            false,
+                            &a,
+                            View::rows(m, k),
+                            &b,
+                            View::rows(k, n),
+                            false,
+                        );
+                        done += 2.0 * (m * n * k) as f64;
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or(0.0)).sum()
+    });
+    flops / start.elapsed().as_secs_f64() / 1e9
+}
+
 impl Bert {
+    /// Floating-point operations of one forward pass over `len` tokens:
+    /// the products (two per multiply-add) of the projections, the
+    /// feed-forward layers and the attention.
+    pub fn flops(&self, len: usize) -> f64 {
+        let (l, h) = (len as f64, self.hidden as f64);
+        let per_layer: f64 = self.layers.first().map_or(0.0, |x| {
+            let ffn = x.fi.out as f64;
+            2.0 * l * (4.0 * h * h + 2.0 * h * ffn) + 2.0 * 2.0 * l * l * h
+        });
+        per_layer * self.layers.len() as f64
+    }
+
     /// The mean of the last hidden states of one sequence (its token ids,
     /// `<s>` and `</s>` included), not normalised.
     pub fn mean_pooled(&self, ids: &[u32]) -> Vec<f32> {

@@ -408,4 +408,14 @@ impl Embedder for E5Small {
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         Ok(self.embed(&[format!("query: {text}")])?.remove(0))
     }
+
+    fn flops(&self, texts: &[&str]) -> Option<f64> {
+        Some(
+            texts
+                .iter()
+                .flat_map(|t| self.windows(&format!("passage: {t}")))
+                .map(|w| self.model.flops(w.len()))
+                .sum(),
+        )
+    }
 }

@@ -4,6 +4,8 @@
 
 mod bert;
 pub mod e5;
+
+pub use bert::gemm_gflops;
 pub mod fetch;
 pub mod http;
 pub mod models;
@@ -28,6 +30,12 @@ pub trait Embedder: Send + Sync {
     fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
     /// A search query; some models embed queries differently from passages.
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError>;
+    /// The floating-point operations that embedding these passages takes,
+    /// where the model can count them (benchmarks set them against the
+    /// machine's limit).
+    fn flops(&self, _texts: &[&str]) -> Option<f64> {
+        None
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

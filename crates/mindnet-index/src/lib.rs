@@ -93,6 +93,8 @@ pub struct SyncReport {
     pub skipped: Vec<Skipped>,
     pub warnings: Vec<Warning>,
     pub seconds: f64,
+    /// Of `seconds`, the time spent embedding chunks.
+    pub embed_seconds: f64,
 }
 
 /// Told about progress; the CLI draws a bar from it, the server counts.
@@ -270,23 +272,12 @@ pub fn sync<S: Store + ?Sized>(
                 total: work.len(),
             });
         }
-        let mut vectors: Vec<Option<Vec<Vec<f32>>>> = Vec::with_capacity(batch.len());
-        for (b, action, _, _) in batch {
-            if *action == Action::Relinked {
-                vectors.push(None);
-                continue;
-            }
-            let windows: Vec<&str> = b.chunks.iter().map(|c| c.window.as_str()).collect();
-            let v = embedder
-                .embed_passages(&windows)
-                .map_err(|source| SyncError::Embed {
-                    path: b.note.path.clone(),
-                    source,
-                })?;
-            progress.advance(windows.len());
-            report.embedded_chunks += windows.len();
-            vectors.push(Some(v));
-        }
+        let embed_started = Instant::now();
+        let vectors = embed_batch(embedder, batch)?;
+        report.embed_seconds += embed_started.elapsed().as_secs_f64();
+        let embedded: usize = vectors.iter().flatten().map(Vec::len).sum();
+        progress.advance(embedded);
+        report.embedded_chunks += embedded;
         // The plan's edges and the smart ones; the digest stays the plan's.
         let mut edges: Vec<Vec<Edge>> = Vec::with_capacity(batch.len());
         for ((b, _, _, _), v) in batch.iter().zip(&vectors) {
@@ -353,6 +344,51 @@ pub fn sync<S: Store + ?Sized>(
         manifest::write(dir, config, &import, files, &report, plan.bundles.len());
     }
     Ok(report)
+}
+
+/// The vectors of a batch's notes (`None` for a relinked note, whose chunks
+/// are kept), from one call of the embedder for all their windows: a batch
+/// of one-chunk notes keeps every core busy, where a call per note used one.
+/// When the call fails, the notes are embedded one by one to name the file
+/// at fault.
+fn embed_batch(
+    embedder: &dyn Embedder,
+    batch: &[(&NoteBundle, Action, String, String)],
+) -> Result<Vec<Option<Vec<Vec<f32>>>>, SyncError> {
+    fn wanted<'a>(x: &(&'a NoteBundle, Action, String, String)) -> Option<&'a NoteBundle> {
+        (x.1 != Action::Relinked).then_some(x.0)
+    }
+    let windows: Vec<&str> = batch
+        .iter()
+        .filter_map(wanted)
+        .flat_map(|b| b.chunks.iter().map(|c| c.window.as_str()))
+        .collect();
+    let all = match embedder.embed_passages(&windows) {
+        Ok(v) if v.len() == windows.len() => v,
+        _ => {
+            for b in batch.iter().filter_map(wanted) {
+                let w: Vec<&str> = b.chunks.iter().map(|c| c.window.as_str()).collect();
+                embedder
+                    .embed_passages(&w)
+                    .map_err(|source| SyncError::Embed {
+                        path: b.note.path.clone(),
+                        source,
+                    })?;
+            }
+            return Err(SyncError::Embed {
+                path: batch.first().map(|(b, ..)| b.note.path.clone()).unwrap_or_default(),
+                source: mindnet_embed::EmbedError::Dimension {
+                    got: 0,
+                    want: windows.len(),
+                },
+            });
+        }
+    };
+    let mut all = all.into_iter();
+    Ok(batch
+        .iter()
+        .map(|x| wanted(x).map(|b| all.by_ref().take(b.chunks.len()).collect()))
+        .collect())
 }
 
 /// The vectors smart edges compare: a batch's own chunk vectors (embedded

@@ -34,7 +34,18 @@ pub fn import_text(vault: &str, data: &str, model: &str, dim: usize, r: &SyncSum
             " (listed above, on stderr)"
         }
     );
-    let _ = writeln!(out, "  time        {:.2} s", r.seconds);
+    if r.embedded_chunks > 0 {
+        let _ = writeln!(
+            out,
+            "  time        {:.2} s ({:.2} s embedding {} chunks, {:.1} chunks/s)",
+            r.seconds,
+            r.embed_seconds,
+            r.embedded_chunks,
+            r.embedded_chunks as f64 / r.embed_seconds.max(1e-9)
+        );
+    } else {
+        let _ = writeln!(out, "  time        {:.2} s", r.seconds);
+    }
     out
 }
 

@@ -424,6 +424,7 @@ impl From<mindnet_index::SyncReport> for SyncSummary {
             skipped,
             warnings,
             seconds,
+            embed_seconds,
         } = r;
         SyncSummary {
             new,
@@ -449,6 +450,7 @@ impl From<mindnet_index::SyncReport> for SyncSummary {
                 .collect(),
             warnings: warnings.into_iter().map(Into::into).collect(),
             seconds,
+            embed_seconds,
         }
     }
 }

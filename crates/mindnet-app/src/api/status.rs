@@ -43,6 +43,9 @@ pub struct SyncSummary {
     pub skipped: Vec<Skipped>,
     pub warnings: Vec<Warning>,
     pub seconds: f64,
+    /// Of `seconds`, the time spent embedding chunks.
+    #[serde(default)]
+    pub embed_seconds: f64,
 }
 
 /// A sync of the whole vault, or of the files that changed.
