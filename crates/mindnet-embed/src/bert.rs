@@ -150,33 +150,49 @@ impl View {
     }
 }
 
-/// `dst (+)= a · b`, where `b` is read transposed when `b_t` (then `b` is
-/// the `n × k` view of a `k × n` operand). Single-threaded: windows run in
-/// parallel instead.
-fn matmul(
-    dst: &mut [f32],
-    d: View,
-    accumulate: bool,
-    a: &[f32],
-    av: View,
-    b: &[f32],
-    bv: View,
-    b_t: bool,
-) {
+/// A matrix operand: a view of a buffer, read transposed when `t` (then
+/// `view` is the stored `n × k` matrix of a `k × n` operand).
+#[derive(Clone, Copy)]
+struct Operand<'a> {
+    data: &'a [f32],
+    view: View,
+    t: bool,
+}
+
+fn op(data: &[f32], view: View) -> Operand<'_> {
+    Operand {
+        data,
+        view,
+        t: false,
+    }
+}
+
+fn op_t(data: &[f32], view: View) -> Operand<'_> {
+    Operand {
+        data,
+        view,
+        t: true,
+    }
+}
+
+/// `dst (+)= a · b` (only `b` may be transposed). Single-threaded: windows
+/// run in parallel instead.
+fn matmul(dst: &mut [f32], d: View, accumulate: bool, a: Operand<'_>, b: Operand<'_>) {
+    let (av, bv) = (a.view, b.view);
     let (m, k) = (av.rows, av.cols);
-    let n = if b_t { bv.rows } else { bv.cols };
-    let bk = if b_t { bv.cols } else { bv.rows };
+    let n = if b.t { bv.rows } else { bv.cols };
+    let bk = if b.t { bv.cols } else { bv.rows };
     assert!(
-        d.rows == m
+        !a.t && d.rows == m
             && d.cols == n
             && bk == k
             && d.fits(dst.len())
-            && av.fits(a.len())
-            && bv.fits(b.len()),
+            && av.fits(a.data.len())
+            && bv.fits(b.data.len()),
         "matmul shapes"
     );
     // b's element (row kk, column j) in memory.
-    let (b_rs, b_cs) = if b_t {
+    let (b_rs, b_cs) = if b.t {
         (1, bv.stride as isize)
     } else {
         (bv.stride as isize, 1)
@@ -192,10 +208,10 @@ fn matmul(
             1,
             d.stride as isize,
             accumulate,
-            a.as_ptr().add(av.offset),
+            a.data.as_ptr().add(av.offset),
             1,
             av.stride as isize,
-            b.as_ptr().add(bv.offset),
+            b.data.as_ptr().add(bv.offset),
             b_cs,
             b_rs,
             1.0,
@@ -218,11 +234,8 @@ fn linear(l: &Linear, x: &[f32], rows: usize, y: &mut Vec<f32>) {
         y,
         View::rows(rows, l.out),
         true,
-        x,
-        View::rows(rows, l.inp),
-        &l.w,
-        View::rows(l.out, l.inp),
-        true,
+        op(x, View::rows(rows, l.inp)),
+        op_t(&l.w, View::rows(l.out, l.inp)),
     );
 }
 
@@ -298,11 +311,8 @@ pub fn gemm_gflops(m: usize, n: usize, k: usize, threads: usize, seconds: f64) -
                             &mut d,
                             View::rows(m, n),
                             false,
-                            &a,
-                            View::rows(m, k),
-                            &b,
-                            View::rows(k, n),
-                            false,
+                            op(&a, View::rows(m, k)),
+                            op(&b, View::rows(k, n)),
                         );
                         done += 2.0 * (m * n * k) as f64;
                     }
@@ -383,11 +393,8 @@ impl Bert {
                 &mut s.scores,
                 View::rows(len, len),
                 false,
-                &s.q,
-                cols,
-                &s.k,
-                cols,
-                true,
+                op(&s.q, cols),
+                op_t(&s.k, cols),
             );
             softmax_rows(&mut s.scores, len);
             // ctx_h = softmax · v_h
@@ -395,11 +402,8 @@ impl Bert {
                 &mut s.ctx,
                 cols,
                 false,
-                &s.scores,
-                View::rows(len, len),
-                &s.v,
-                cols,
-                false,
+                op(&s.scores, View::rows(len, len)),
+                op(&s.v, cols),
             );
         }
         linear(&l.ao, &s.ctx, len, &mut s.tmp);
@@ -441,22 +445,16 @@ mod tests {
             &mut d,
             View::rows(2, 2),
             false,
-            &a,
-            View::rows(2, 2),
-            &b,
-            View::rows(2, 2),
-            false,
+            op(&a, View::rows(2, 2)),
+            op(&b, View::rows(2, 2)),
         );
         assert_eq!(d, [19.0, 22.0, 43.0, 50.0]);
         matmul(
             &mut d,
             View::rows(2, 2),
             false,
-            &a,
-            View::rows(2, 2),
-            &b,
-            View::rows(2, 2),
-            true,
+            op(&a, View::rows(2, 2)),
+            op_t(&b, View::rows(2, 2)),
         );
         assert_eq!(d, [17.0, 23.0, 39.0, 53.0]);
         // The second column of a 2×3 matrix times a 1×1.
@@ -466,11 +464,8 @@ mod tests {
             &mut d,
             View::rows(2, 1),
             false,
-            &m,
-            View::cols(2, 3, 1, 1),
-            &[10.0],
-            View::rows(1, 1),
-            false,
+            op(&m, View::cols(2, 3, 1, 1)),
+            op(&[10.0], View::rows(1, 1)),
         );
         assert_eq!(d, [20.0, 50.0]);
     }

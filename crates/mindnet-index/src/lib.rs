@@ -376,7 +376,10 @@ fn embed_batch(
                     })?;
             }
             return Err(SyncError::Embed {
-                path: batch.first().map(|(b, ..)| b.note.path.clone()).unwrap_or_default(),
+                path: batch
+                    .first()
+                    .map(|(b, ..)| b.note.path.clone())
+                    .unwrap_or_default(),
                 source: mindnet_embed::EmbedError::Dimension {
                     got: 0,
                     want: windows.len(),
