@@ -29,21 +29,22 @@ impl Workspace {
             let state = self.find_note(&store, &req.note)?;
             let catalog = store.catalog()?;
             let id = &state.note_id;
-            let mut out: Vec<NoteLink> = store
-                .edges_of(id)?
-                .iter()
-                .filter(|e| !vocab.is_structural(&e.kind))
-                .map(|e| link(catalog, e, note_of(&e.target_id)))
-                .collect();
-            out.sort_by(|a, b| (&a.title, &a.kind).cmp(&(&b.title, &b.kind)));
-            let mut inc: Vec<NoteLink> = store
-                .graph()?
-                .incoming(id)
-                .filter(|e| e.note_id != *id && !vocab.is_structural(&e.kind))
-                .map(|e| link(catalog, e, &e.note_id))
-                .collect();
-            inc.sort_by(|a, b| (&a.title, &a.kind).cmp(&(&b.title, &b.kind)));
-            inc.dedup();
+            let out = unique(
+                store
+                    .edges_of(id)?
+                    .iter()
+                    .filter(|e| !vocab.is_structural(&e.kind))
+                    .map(|e| link(catalog, e, note_of(&e.target_id)))
+                    .collect(),
+            );
+            let inc = unique(
+                store
+                    .graph()?
+                    .incoming(id)
+                    .filter(|e| e.note_id != *id && !vocab.is_structural(&e.kind))
+                    .map(|e| link(catalog, e, &e.note_id))
+                    .collect(),
+            );
             (state, out, inc)
         };
         let text = self.note_file(&state.path)?;
@@ -185,6 +186,24 @@ impl Workspace {
             notes,
         })
     }
+}
+
+/// Links by title and kind, each once: several chunks of one note often
+/// state the same link, and a reader wants it once.
+fn unique(mut links: Vec<NoteLink>) -> Vec<NoteLink> {
+    let key = |l: &NoteLink| {
+        (
+            l.title.clone(),
+            l.kind.clone(),
+            l.note_id.clone(),
+            l.section.clone(),
+            l.provenance.clone(),
+            l.resolved,
+        )
+    };
+    links.sort_by_key(key);
+    links.dedup();
+    links
 }
 
 fn link(catalog: &Catalog, e: &Edge, other: &str) -> NoteLink {

@@ -349,8 +349,8 @@ pub fn sync<S: Store + ?Sized>(
 /// The vectors of a batch's notes (`None` for a relinked note, whose chunks
 /// are kept), from one call of the embedder for all their windows: a batch
 /// of one-chunk notes keeps every core busy, where a call per note used one.
-/// When the call fails, the notes are embedded one by one to name the file
-/// at fault.
+/// When that call fails, the notes are embedded one by one, so a failure
+/// names the file at fault and the others still get their vectors.
 fn embed_batch(
     embedder: &dyn Embedder,
     batch: &[(&NoteBundle, Action, String, String)],
@@ -358,40 +358,34 @@ fn embed_batch(
     fn wanted<'a>(x: &(&'a NoteBundle, Action, String, String)) -> Option<&'a NoteBundle> {
         (x.1 != Action::Relinked).then_some(x.0)
     }
-    let windows: Vec<&str> = batch
+    fn windows(b: &NoteBundle) -> Vec<&str> {
+        b.chunks.iter().map(|c| c.window.as_str()).collect()
+    }
+    let all: Vec<&str> = batch.iter().filter_map(wanted).flat_map(windows).collect();
+    if let Ok(vectors) = embedder.embed_passages(&all)
+        && vectors.len() == all.len()
+    {
+        let mut vectors = vectors.into_iter();
+        return Ok(batch
+            .iter()
+            .map(|x| wanted(x).map(|b| vectors.by_ref().take(b.chunks.len()).collect()))
+            .collect());
+    }
+    batch
         .iter()
-        .filter_map(wanted)
-        .flat_map(|b| b.chunks.iter().map(|c| c.window.as_str()))
-        .collect();
-    let all = match embedder.embed_passages(&windows) {
-        Ok(v) if v.len() == windows.len() => v,
-        _ => {
-            for b in batch.iter().filter_map(wanted) {
-                let w: Vec<&str> = b.chunks.iter().map(|c| c.window.as_str()).collect();
-                embedder
-                    .embed_passages(&w)
-                    .map_err(|source| SyncError::Embed {
-                        path: b.note.path.clone(),
-                        source,
-                    })?;
-            }
-            return Err(SyncError::Embed {
-                path: batch
-                    .first()
-                    .map(|(b, ..)| b.note.path.clone())
-                    .unwrap_or_default(),
-                source: mindnet_embed::EmbedError::Dimension {
-                    got: 0,
-                    want: windows.len(),
-                },
-            });
-        }
-    };
-    let mut all = all.into_iter();
-    Ok(batch
-        .iter()
-        .map(|x| wanted(x).map(|b| all.by_ref().take(b.chunks.len()).collect()))
-        .collect())
+        .map(|x| {
+            wanted(x)
+                .map(|b| {
+                    embedder
+                        .embed_passages(&windows(b))
+                        .map_err(|source| SyncError::Embed {
+                            path: b.note.path.clone(),
+                            source,
+                        })
+                })
+                .transpose()
+        })
+        .collect()
 }
 
 /// The vectors smart edges compare: a batch's own chunk vectors (embedded

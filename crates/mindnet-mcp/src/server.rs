@@ -93,11 +93,11 @@ impl ServerHandler for MindnetMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools::list()))
+        Ok(ListToolsResult::with_all_items(tools::list().to_vec()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        tools::get(name)
+        tools::get(name).cloned()
     }
 
     async fn call_tool(

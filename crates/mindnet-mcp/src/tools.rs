@@ -222,13 +222,16 @@ const SPECS: &[Spec] = &[
 ];
 
 /// Every tool as MCP lists it.
-pub fn list() -> Vec<Tool> {
-    SPECS.iter().map(tool).collect()
+pub fn list() -> &'static [Tool] {
+    // The schemas are derived once: the HTTP transport asks for a tool's
+    // definition on every call.
+    static TOOLS: std::sync::OnceLock<Vec<Tool>> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(|| SPECS.iter().map(tool).collect())
 }
 
 /// One tool's definition, if the name is ours.
-pub fn get(name: &str) -> Option<Tool> {
-    SPECS.iter().find(|s| s.name == name).map(tool)
+pub fn get(name: &str) -> Option<&'static Tool> {
+    list().iter().find(|t| t.name == name)
 }
 
 fn tool(s: &Spec) -> Tool {
@@ -419,7 +422,7 @@ mod tests {
                 "status"
             ]
         );
-        for t in &tools {
+        for t in tools {
             assert_eq!(
                 t.input_schema.get("type"),
                 Some(&Value::from("object")),
