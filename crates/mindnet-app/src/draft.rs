@@ -6,7 +6,6 @@ use crate::api::*;
 use crate::{AppError, Workspace};
 use mindnet_ingest::scan::rel_path;
 use mindnet_retrieve::Query;
-use mindnet_store::Store;
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};

@@ -130,9 +130,15 @@ impl From<mindnet_store::StoreError> for AppError {
     fn from(e: mindnet_store::StoreError) -> Self {
         use mindnet_store::StoreError as S;
         let code = match &e {
-            S::Busy { .. } | S::ModelMismatch { .. } | S::Format { .. } => ErrorCode::Conflict,
+            S::Busy { .. }
+            | S::ModelMismatch { .. }
+            | S::ServerModelMismatch { .. }
+            | S::Format { .. } => ErrorCode::Conflict,
             S::Dimension { .. } => ErrorCode::Unprocessable,
-            S::Io { .. } | S::Qdrant(_) | S::Payload { .. } => ErrorCode::Internal,
+            S::Unreachable { .. } => ErrorCode::Unavailable,
+            S::Io { .. } | S::Qdrant(_) | S::Payload { .. } | S::Server { .. } => {
+                ErrorCode::Internal
+            }
         };
         AppError::new(code, e.to_string())
     }

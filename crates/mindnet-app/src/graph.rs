@@ -41,9 +41,8 @@ impl Workspace {
             ),
         };
         let store = self.read();
-        let start = self.find_note(&store, &req.note)?;
+        let start = self.find_note(&*store, &req.note)?;
         let catalog = store.catalog()?;
-        let graph = store.graph()?;
         let mut depth: BTreeMap<String, usize> = BTreeMap::new();
         depth.insert(start.note_id.clone(), 0);
         let mut edges: BTreeMap<String, GraphEdge> = BTreeMap::new();
@@ -51,7 +50,8 @@ impl Workspace {
         'walk: for d in 1..=hops {
             let mut next = Vec::new();
             for note in &frontier {
-                for n in graph.neighbors(note, vocab) {
+                let around = store.note_edges(note)?;
+                for n in around.neighbors(vocab) {
                     let kind_ok = kinds
                         .as_ref()
                         .is_none_or(|k| k.contains(n.kind) || k.contains(&n.edge.kind));
@@ -129,7 +129,7 @@ impl Workspace {
             .collect();
         let vocab = &self.config().vocab;
         let mut steps = Vec::new();
-        for e in store.graph()?.edges() {
+        for e in edges_within(&*store, &notes[start].note_id, hops)? {
             let target = note_of(&e.target_id);
             let (Some(&owner), Some(&other)) = (index.get(e.note_id.as_str()), index.get(target))
             else {
@@ -176,4 +176,34 @@ pub fn chain_from_files(
             mindnet_lint::ChainError::NotFound(_) => AppError::not_found(e.to_string()),
             other => AppError::bad_request(other.to_string()),
         })
+}
+
+/// Every edge touching a note less than `hops` links (either way) from
+/// `start`: all a chain of `hops` steps from it can use, whatever the
+/// steps' directions.
+fn edges_within(
+    store: &dyn Store,
+    start: &str,
+    hops: usize,
+) -> Result<Vec<mindnet_core::Edge>, AppError> {
+    let mut seen: HashSet<String> = HashSet::from([start.to_string()]);
+    let mut frontier = vec![start.to_string()];
+    let mut edges: BTreeMap<String, mindnet_core::Edge> = BTreeMap::new();
+    for _ in 0..hops {
+        let mut next = Vec::new();
+        for note in &frontier {
+            let around = store.note_edges(note)?;
+            for e in around.out.iter().chain(&around.incoming) {
+                let target = e.resolved.then(|| note_of(&e.target_id));
+                for end in target.into_iter().chain([e.note_id.as_str()]) {
+                    if seen.insert(end.to_string()) {
+                        next.push(end.to_string());
+                    }
+                }
+                edges.entry(e.edge_id.clone()).or_insert_with(|| e.clone());
+            }
+        }
+        frontier = next;
+    }
+    Ok(edges.into_values().collect())
 }

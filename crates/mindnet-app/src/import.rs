@@ -5,7 +5,7 @@
 use crate::api::{SyncRequest, SyncSummary};
 use crate::{AppError, OpenMode, Settings, Workspace};
 use mindnet_index::{Progress, SyncOptions, manifest};
-use mindnet_store::{Store, StoreMeta};
+use mindnet_store::StoreMeta;
 
 /// What an import did, and the model of the index it left.
 #[derive(Debug, Clone)]
@@ -23,20 +23,17 @@ pub fn import(
     let vault = settings.require_vault()?;
     let config = settings.load_config()?;
     // Refuses another model before anything is looked at.
-    crate::open::model_name(settings, StoreMeta::read_from(&settings.data)?.as_ref())?;
+    crate::open::model_name(settings, settings.stored_meta()?.as_ref())?;
     let opts = SyncOptions {
         sync_deletes: req.sync_deletes,
         purge_before_upsert: req.purge_before_upsert,
-        manifest_dir: Some(settings.data.clone()),
+        manifest_dir: settings.manifest_dir(),
         ..SyncOptions::default()
     };
-    if let Some(report) = manifest::unchanged(
-        &settings.data,
-        vault,
-        &config,
-        &settings.import_options(),
-        &opts,
-    ) {
+    if let Some(dir) = settings.manifest_dir()
+        && let Some(report) =
+            manifest::unchanged(&dir, vault, &config, &settings.import_options(), &opts)
+    {
         tracing::info!("nothing changed since the last import (manifest.json)");
         let meta = StoreMeta::record_import(&settings.data, report.seconds)?;
         return Ok(ImportOutcome {

@@ -2,8 +2,8 @@
 
 use crate::{AppError, Settings, settings::DEFAULT_EMBEDDER};
 use mindnet_embed::{Embedder, LazyEmbedder, ModelId};
-use mindnet_store::{EmbeddedStore, ModelInfo, StoreMeta};
-use std::path::Path;
+use mindnet_store::{EmbeddedStore, ModelInfo, ServerStore, Store, StoreMeta};
+use std::sync::RwLock;
 
 fn say(msg: &str) {
     // Model fetches can take a minute; the user sees why.
@@ -14,7 +14,6 @@ fn say(msg: &str) {
 /// model the index in the data dir was built with, else the default. A
 /// different model than the index's is refused.
 pub fn model_name(settings: &Settings, stored: Option<&StoreMeta>) -> Result<String, AppError> {
-    let data = &settings.data;
     let name = settings
         .embedder
         .clone()
@@ -24,21 +23,29 @@ pub fn model_name(settings: &Settings, stored: Option<&StoreMeta>) -> Result<Str
         && m.model.name != name
     {
         return Err(AppError::conflict(format!(
-            "the index in {} was built with the embedding model `{}`, not `{name}`; re-import with `--embedder {}`, or delete {} to rebuild it with `{name}`. Nothing was changed.",
-            data.display(),
+            "{} was built with the embedding model `{}`, not `{name}`; re-import with `--embedder {}`, or delete {} to rebuild it with `{name}`. Nothing was changed.",
+            index_phrase(settings),
             m.model.name,
             m.model.name,
-            data.display()
+            settings.index_location()
         )));
     }
     Ok(name)
+}
+
+/// "the index in <dir>" or "the collections `p_*` at <url>".
+fn index_phrase(settings: &Settings) -> String {
+    match &settings.qdrant {
+        None => format!("the index in {}", settings.data.display()),
+        Some(_) => settings.index_location(),
+    }
 }
 
 /// The embedder of `model_name`, refused before any model is loaded. When
 /// the index names its model, the weights load only once something needs
 /// embedding.
 pub fn embedder(settings: &Settings) -> Result<Box<dyn Embedder>, AppError> {
-    let stored = StoreMeta::read_from(&settings.data)?;
+    let stored = settings.stored_meta()?;
     let name = model_name(settings, stored.as_ref())?;
     if let Some(m) = stored {
         let id = ModelId {
@@ -57,32 +64,46 @@ pub fn embedder(settings: &Settings) -> Result<Box<dyn Embedder>, AppError> {
     })
 }
 
-/// The index in `data`, created for the embedder's model if there is none.
-pub fn store_for(
-    data: &Path,
-    embedder: &dyn Embedder,
-    lang: &str,
-) -> Result<EmbeddedStore, AppError> {
+/// A store behind the lock every reader shares and a batch commit takes
+/// alone; embedded or on a server, the rest of the app cannot tell.
+pub type SharedStore = Box<RwLock<dyn Store>>;
+
+/// The index of `settings`, created for the embedder's model if there is none.
+pub fn store_for(settings: &Settings, embedder: &dyn Embedder) -> Result<SharedStore, AppError> {
     let id = embedder.id();
     let model = ModelInfo {
         name: id.name.clone(),
         dim: id.dim,
     };
-    Ok(EmbeddedStore::open(data, &model, lang)?)
+    let lang = &settings.lang;
+    Ok(match &settings.qdrant {
+        None => Box::new(RwLock::new(EmbeddedStore::open(
+            &settings.data,
+            &model,
+            lang,
+        )?)),
+        Some(server) => Box::new(RwLock::new(ServerStore::open(server, &model, lang)?)),
+    })
 }
 
-/// The existing index in `data`, whatever its model.
-pub fn existing_store(data: &Path) -> Result<EmbeddedStore, AppError> {
+/// The existing index of `settings`, whatever its model.
+pub fn existing_store(settings: &Settings) -> Result<SharedStore, AppError> {
+    if let Some(server) = &settings.qdrant {
+        return Ok(Box::new(RwLock::new(ServerStore::open_existing(server)?)));
+    }
+    let data = &settings.data;
     if StoreMeta::read_from(data)?.is_none() {
         return Err(AppError::not_found(format!(
             "no mindnet index in {}; run `mindnet import <VAULT>` first",
             data.display()
         )));
     }
-    Ok(EmbeddedStore::open_existing(data)?)
+    Ok(Box::new(RwLock::new(EmbeddedStore::open_existing(data)?)))
 }
 
 /// The integrity check of the index (`mindnet check`).
 pub fn check(settings: &Settings) -> Result<mindnet_store::CheckReport, AppError> {
-    Ok(existing_store(&settings.data)?.check()?)
+    let store = existing_store(settings)?;
+    let guard = store.read().unwrap_or_else(|e| e.into_inner());
+    Ok(mindnet_store::check(&*guard)?)
 }

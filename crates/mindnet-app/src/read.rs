@@ -10,7 +10,7 @@ use mindnet_core::ids::note_of;
 use mindnet_core::time::{parse_rfc3339, rfc3339, unix_now};
 use mindnet_ingest::scan::{SourceFile, scan_vault};
 use mindnet_ingest::source::{content_hash, read_source};
-use mindnet_store::{Catalog, Store};
+use mindnet_store::Catalog;
 use std::path::Path;
 
 pub const DEFAULT_PAGE: usize = 200;
@@ -26,21 +26,22 @@ impl Workspace {
         let vocab = &self.config().vocab;
         let (state, links_out, links_in) = {
             let store = self.read();
-            let state = self.find_note(&store, &req.note)?;
+            let state = self.find_note(&*store, &req.note)?;
             let catalog = store.catalog()?;
             let id = &state.note_id;
+            let edges = store.note_edges(id)?;
             let out = unique(
-                store
-                    .edges_of(id)?
+                edges
+                    .out
                     .iter()
                     .filter(|e| !vocab.is_structural(&e.kind))
                     .map(|e| link(catalog, e, note_of(&e.target_id)))
                     .collect(),
             );
             let inc = unique(
-                store
-                    .graph()?
-                    .incoming(id)
+                edges
+                    .incoming
+                    .iter()
                     .filter(|e| e.note_id != *id && !vocab.is_structural(&e.kind))
                     .map(|e| link(catalog, e, &e.note_id))
                     .collect(),
@@ -117,7 +118,7 @@ impl Workspace {
     /// The vault path of a note named by id, path, title or alias.
     pub fn note_path(&self, key: &str) -> Result<String, AppError> {
         let store = self.read();
-        Ok(self.find_note(&store, key)?.path)
+        Ok(self.find_note(&*store, key)?.path)
     }
 
     /// The text of a vault file the index knows, read only inside the vault.

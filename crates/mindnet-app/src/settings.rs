@@ -14,6 +14,7 @@ use mindnet_ingest::Config;
 use mindnet_lint::LintConfig;
 use mindnet_retrieve::RetrieverConfig;
 use mindnet_retrieve::causal::DecisionEngine;
+use mindnet_store::ServerConfig;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -70,7 +71,19 @@ pub mod env {
     /// Background LLM requests (smart edges) at once.
     pub const LLM_BACKGROUND_LIMIT: &str = "MINDNET_LLM_BACKGROUND_LIMIT";
     pub const LLM_API_KEY: &str = "MINDNET_LLM_API_KEY";
+    /// A Qdrant server's REST address: the index lives there, not in the data dir.
+    pub const QDRANT_URL: &str = "MINDNET_QDRANT_URL";
+    pub const QDRANT_API_KEY: &str = "MINDNET_QDRANT_API_KEY";
+    /// Collections `<prefix>_notes`, `_chunks`, `_edges` (SPEC §1's name).
+    pub const COLLECTION_PREFIX: &str = "COLLECTION_PREFIX";
+    /// Shards and replicas of collections created on a cluster.
+    pub const QDRANT_SHARDS: &str = "MINDNET_QDRANT_SHARDS";
+    pub const QDRANT_REPLICAS: &str = "MINDNET_QDRANT_REPLICAS";
 }
+
+pub const DEFAULT_COLLECTION_PREFIX: &str = "mindnet";
+/// Longest wait for one request to a Qdrant server.
+pub const QDRANT_TIMEOUT: Duration = Duration::from_secs(60);
 
 pub const DEFAULT_LLM_TIMEOUT: Duration = Duration::from_secs(120);
 pub const DEFAULT_LLM_BACKGROUND_LIMIT: usize = 2;
@@ -132,6 +145,24 @@ fn llm_setting() -> LlmSetting {
     })
 }
 
+/// The server store's settings: the URL given, the rest from the environment.
+fn server_config(url: &str) -> ServerConfig {
+    let count = |name: &str| {
+        var(name)
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(1)
+    };
+    ServerConfig {
+        url: url.trim().to_string(),
+        api_key: var(env::QDRANT_API_KEY),
+        prefix: var(env::COLLECTION_PREFIX).unwrap_or_else(|| DEFAULT_COLLECTION_PREFIX.into()),
+        shards: count(env::QDRANT_SHARDS),
+        replicas: count(env::QDRANT_REPLICAS),
+        timeout: QDRANT_TIMEOUT,
+    }
+}
+
 fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
@@ -159,6 +190,8 @@ pub struct SettingsInput {
     /// Language of notes without `lang:`.
     pub lang: Option<String>,
     pub max_note_mb: Option<u64>,
+    /// A Qdrant server's REST address (`--qdrant-url`).
+    pub qdrant_url: Option<String>,
 }
 
 /// Everything decided: paths, files, model choice.
@@ -174,6 +207,10 @@ pub struct Settings {
     pub lang: String,
     pub max_note_bytes: u64,
     pub llm: LlmSetting,
+    /// Where the index lives: `None` in the data dir (embedded Qdrant), else
+    /// on this server. The data dir keeps the logs and the configuration
+    /// either way.
+    pub qdrant: Option<ServerConfig>,
 }
 
 impl Settings {
@@ -217,6 +254,10 @@ impl Settings {
                 .or_else(|| Some(data.join("config").join("prompts.yaml"))),
         };
         Settings {
+            qdrant: input
+                .qdrant_url
+                .or_else(|| var(env::QDRANT_URL))
+                .map(|url| server_config(&url)),
             embedder: input.embedder.or_else(|| var(env::EMBEDDING_MODEL)),
             files,
             lang: input.lang.unwrap_or_else(|| DEFAULT_LANG.to_string()),
@@ -278,9 +319,32 @@ impl Settings {
         }
     }
 
-    /// An index exists in the data dir (it may still be locked by another process).
+    /// An index exists (it may still be locked by another process).
     pub fn has_index(&self) -> bool {
-        matches!(mindnet_store::StoreMeta::read_from(&self.data), Ok(Some(_)))
+        matches!(self.stored_meta(), Ok(Some(_)))
+    }
+
+    /// The metadata of the index, from the data dir or the server.
+    pub fn stored_meta(&self) -> Result<Option<mindnet_store::StoreMeta>, AppError> {
+        Ok(match &self.qdrant {
+            None => mindnet_store::StoreMeta::read_from(&self.data)?,
+            Some(server) => mindnet_store::ServerStore::stored_meta(server)?,
+        })
+    }
+
+    /// Where `manifest.json` is kept: only beside an embedded index, whose
+    /// writers are all on this machine; a server's index can change from
+    /// another client, so each import asks the server.
+    pub fn manifest_dir(&self) -> Option<PathBuf> {
+        self.qdrant.is_none().then(|| self.data.clone())
+    }
+
+    /// Where the index is, for messages: its folder or its server.
+    pub fn index_location(&self) -> String {
+        match &self.qdrant {
+            None => self.data.display().to_string(),
+            Some(s) => format!("the collections `{}_*` at {}", s.prefix, s.url),
+        }
     }
 
     /// The vault folder, or an error that says what to give instead.

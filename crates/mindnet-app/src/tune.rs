@@ -484,6 +484,8 @@ pub fn tune(
             files: settings.files.clone(),
             lang: Some(settings.lang.clone()),
             max_note_mb: Some(settings.max_note_bytes / (1024 * 1024)),
+            // The judged sets' indexes are scratch: always embedded.
+            qdrant_url: None,
         })
     };
     for set in &req.sets {

@@ -21,9 +21,9 @@ use mindnet_ingest::Config;
 use mindnet_retrieve::causal::DecisionEngine;
 use mindnet_retrieve::log::Logs;
 use mindnet_retrieve::{Filters, Query, Retriever, RetrieverConfig};
-use mindnet_store::{EmbeddedStore, NoteState, Store, StoreMeta};
+use mindnet_store::{NoteState, Store, StoreMeta};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
+use std::sync::{Mutex, MutexGuard, PoisonError, RwLockReadGuard};
 use std::time::Instant;
 
 /// Whether opening may create a new, empty index (for the chosen model).
@@ -41,7 +41,7 @@ pub struct Workspace {
     retriever: RetrieverConfig,
     engine: DecisionEngine,
     embedder: Box<dyn Embedder>,
-    store: RwLock<EmbeddedStore>,
+    store: open::SharedStore,
     pub(crate) logs: Logs,
     pub(crate) chat: crate::chat::ChatServices,
     sync_lock: Mutex<()>,
@@ -96,10 +96,8 @@ impl Workspace {
         let engine = settings.load_engine()?;
         let embedder = open::embedder(&settings)?;
         let store = match mode {
-            OpenMode::CreateIfMissing => {
-                open::store_for(&settings.data, embedder.as_ref(), &settings.lang)?
-            }
-            OpenMode::Existing => open::existing_store(&settings.data)?,
+            OpenMode::CreateIfMissing => open::store_for(&settings, embedder.as_ref())?,
+            OpenMode::Existing => open::existing_store(&settings)?,
         };
         Ok(Workspace {
             logs: Logs::new(&settings.data),
@@ -109,7 +107,7 @@ impl Workspace {
             retriever,
             engine,
             embedder,
-            store: RwLock::new(store),
+            store,
             sync_lock: Mutex::new(()),
             progress: Tracker::default(),
             stop: AtomicBool::new(false),
@@ -132,7 +130,7 @@ impl Workspace {
         &self.engine
     }
 
-    pub(crate) fn read(&self) -> RwLockReadGuard<'_, EmbeddedStore> {
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, dyn Store> {
         self.store.read().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -143,18 +141,6 @@ impl Workspace {
         self.read().catalog()?;
         self.embedder.embed_query("warm-up")?;
         tracing::info!("warm in {:.2} s", t.elapsed().as_secs_f64());
-        Ok(())
-    }
-
-    /// Loads the edge graph (seconds on a large vault), which graph
-    /// expansion and causal walks need; a query that comes first waits.
-    pub fn warm_graph(&self) -> Result<(), AppError> {
-        let t = Instant::now();
-        let edges = self.read().graph()?.len();
-        tracing::info!(
-            "graph of {edges} edges loaded in {:.2} s",
-            t.elapsed().as_secs_f64()
-        );
         Ok(())
     }
 
@@ -198,7 +184,7 @@ impl Workspace {
         let opts = SyncOptions {
             sync_deletes: req.sync_deletes,
             purge_before_upsert: req.purge_before_upsert,
-            manifest_dir: Some(self.settings.data.clone()),
+            manifest_dir: self.settings.manifest_dir(),
             only,
             judge: self.chat.link_judge(),
             ..SyncOptions::default()
@@ -212,7 +198,7 @@ impl Workspace {
             vault,
             &self.config,
             &self.settings.import_options(),
-            &self.store,
+            &*self.store,
             self.embedder.as_ref(),
             &opts,
             &forward,
@@ -453,11 +439,7 @@ impl Workspace {
     /// A note by id, vault path (with or without `.md`), title or alias,
     /// in that order of precedence (case-insensitive); among equals, the
     /// first path.
-    pub(crate) fn find_note(
-        &self,
-        store: &EmbeddedStore,
-        key: &str,
-    ) -> Result<NoteState, AppError> {
+    pub(crate) fn find_note(&self, store: &dyn Store, key: &str) -> Result<NoteState, AppError> {
         let catalog = store.catalog()?;
         if let Some(n) = catalog.get(key) {
             return Ok(n.clone());
@@ -489,7 +471,7 @@ impl Workspace {
     /// The note, its chunks and its edges in and out.
     pub fn note(&self, key: &str) -> Result<NoteResponse, AppError> {
         let store = self.read();
-        let state = self.find_note(&store, key)?;
+        let state = self.find_note(&*store, key)?;
         let id = &state.note_id;
         let note = store
             .note(id)?
@@ -501,14 +483,14 @@ impl Workspace {
             .filter(|e| !vocab.is_structural(&e.kind))
             .map(Into::into)
             .collect();
-        let graph = store.graph()?;
-        let mut edges_in: Vec<EdgeInfo> = graph
-            .incoming(id)
+        let edges_in: Vec<EdgeInfo> = store
+            .note_edges(id)?
+            .incoming
+            .iter()
             .filter(|e| e.note_id != *id && !vocab.is_structural(&e.kind))
             .cloned()
             .map(Into::into)
             .collect();
-        edges_in.sort_by(|a, b| a.edge_id.cmp(&b.edge_id));
         Ok(NoteResponse {
             note: note.into(),
             chunks: store.chunks_of(id)?.into_iter().map(Into::into).collect(),

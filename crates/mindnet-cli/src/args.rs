@@ -40,9 +40,17 @@ impl ConfigArgs {
 /// Where the index lives.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct DataArgs {
-    /// Index folder (default: <VAULT>/.mindnet).
+    /// Index folder (default: <VAULT>/.mindnet). With --qdrant-url it keeps
+    /// the logs and the configuration; the index is on the server.
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
+    /// Keep the index on a Qdrant server or cluster (its REST address, e.g.
+    /// http://localhost:6333) instead of in the data dir. Default:
+    /// $MINDNET_QDRANT_URL. Also read: MINDNET_QDRANT_API_KEY,
+    /// COLLECTION_PREFIX (default `mindnet`), MINDNET_QDRANT_SHARDS and
+    /// MINDNET_QDRANT_REPLICAS (for new collections).
+    #[arg(long, value_name = "URL")]
+    pub qdrant_url: Option<String>,
 }
 
 /// What every reading command needs: the vault and its index.
@@ -65,6 +73,7 @@ pub fn settings(
     Settings::resolve(SettingsInput {
         vault,
         data: data.data.clone(),
+        qdrant_url: data.qdrant_url.clone(),
         embedder,
         files: config.files(),
         ..Default::default()

@@ -63,7 +63,6 @@ fn direct(args: &McpBench, qs: &[String]) -> Result<Vec<f64>> {
     });
     let ws = Workspace::open(settings, OpenMode::Existing)?;
     ws.warm_up()?;
-    ws.warm_graph()?;
     let mut ms = Vec::new();
     for (i, q) in qs.iter().cycle().take(20 + args.queries).enumerate() {
         let t = Instant::now();

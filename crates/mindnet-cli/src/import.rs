@@ -57,6 +57,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         files: args.config.files(),
         lang: Some(args.lang.clone()),
         max_note_mb: Some(args.max_note_size),
+        qdrant_url: args.data.qdrant_url.clone(),
     });
     if !args.dry_run {
         return index(&args, &settings);

@@ -4,6 +4,7 @@ mod args;
 mod backend;
 mod bench;
 mod bench_chat;
+mod bench_graph;
 mod bench_lint;
 mod bench_mcp;
 mod bench_serve;

@@ -294,6 +294,7 @@ pub fn evaluate_router_cmd(args: EvalRouterArgs) -> Result<ExitCode> {
     let data = DataArgs {
         // No index is read; the model cache is used as it is.
         data: Some(std::env::temp_dir().join("mindnet-eval-router")),
+        qdrant_url: None,
     };
     let s = settings(None, &data, args.embedder.clone(), &args.config);
     let report = mindnet_app::eval_router::evaluate_router(&s, &args.messages)?;

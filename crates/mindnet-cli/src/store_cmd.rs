@@ -49,8 +49,12 @@ pub fn check(args: StatusArgs) -> Result<ExitCode> {
             report.edges,
             report.unresolved
         );
-        for (collection, fields) in &report.indexes {
-            println!("  payload indexes on {collection}: {}", fields.join(", "));
+        for c in &report.indexes {
+            println!(
+                "  payload indexes on {}: {}",
+                c.collection,
+                c.fields.join(", ")
+            );
         }
         if report.is_ok() {
             println!("  no problems found");

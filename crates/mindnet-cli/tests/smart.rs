@@ -6,6 +6,7 @@
 mod common;
 
 use common::{copy_dir, demo_vault, mindnet};
+use mindnet_store::Store;
 use serde_json::Value;
 use std::path::Path;
 

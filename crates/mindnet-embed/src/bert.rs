@@ -338,6 +338,20 @@ impl Bert {
         per_layer * self.layers.len() as f64
     }
 
+    /// The products of one forward pass over `len` tokens but attention's
+    /// (small per-head products, under a tenth of the operations).
+    pub fn products(&self, len: usize) -> Vec<crate::Product> {
+        let (h, layers) = (self.hidden, self.layers.len());
+        let ffn = self.layers.first().map_or(0, |x| x.fi.out);
+        let p = |k, n, times| crate::Product {
+            m: len,
+            k,
+            n,
+            times,
+        };
+        vec![p(h, h, 4 * layers), p(h, ffn, layers), p(ffn, h, layers)]
+    }
+
     /// The mean of the last hidden states of one sequence (its token ids,
     /// `<s>` and `</s>` included), not normalised.
     pub fn mean_pooled(&self, ids: &[u32]) -> Vec<f32> {

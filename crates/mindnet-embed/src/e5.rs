@@ -418,4 +418,8 @@ impl Embedder for E5Small {
                 .sum(),
         )
     }
+
+    fn products(&self, tokens: usize) -> Vec<crate::Product> {
+        self.model.products(tokens)
+    }
 }

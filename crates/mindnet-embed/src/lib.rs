@@ -36,6 +36,26 @@ pub trait Embedder: Send + Sync {
     fn flops(&self, _texts: &[&str]) -> Option<f64> {
         None
     }
+    /// The matrix products that carry nearly all the operations of a text of
+    /// `tokens` tokens: the shapes at which benchmarks measure the machine.
+    fn products(&self, _tokens: usize) -> Vec<Product> {
+        Vec::new()
+    }
+}
+
+/// `times` products `m×k · k×n` of one forward pass.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Product {
+    pub m: usize,
+    pub k: usize,
+    pub n: usize,
+    pub times: usize,
+}
+
+impl Product {
+    pub fn flops(&self) -> f64 {
+        2.0 * (self.m * self.k * self.n * self.times) as f64
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -3,7 +3,7 @@
 //! 3, 5) and a small dense stack. Our own forward pass on candle tensors,
 //! following the numpy reference shipped in the wheel.
 
-use crate::{EmbedError, Embedder, ModelId, normalize, npz, sentencepiece};
+use crate::{EmbedError, Embedder, ModelId, Product, normalize, npz, sentencepiece};
 use candle_core::{D, Device, Tensor};
 use rayon::prelude::*;
 use std::path::Path;
@@ -248,5 +248,45 @@ impl Embedder for UseM3 {
 
     fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         self.embed_one(text)
+    }
+
+    fn flops(&self, texts: &[&str]) -> Option<f64> {
+        // Per text, the dense stack's one-row products on the pooled features.
+        let stack: f64 = [
+            &self.cnn_w,
+            &self.d0,
+            &self.d1,
+            &self.p1,
+            &self.d2,
+            &self.p3,
+            &self.d3,
+        ]
+        .iter()
+        .map(|w| 2.0 * w.elem_count() as f64)
+        .sum();
+        let mut total = 0.0;
+        for t in texts {
+            let n = self.token_ids(t).ok()?.len();
+            total += stack + self.products(n).iter().map(Product::flops).sum::<f64>();
+        }
+        Some(total)
+    }
+
+    /// The projection into the three branches, then two convolutions per
+    /// branch over its n-gram windows.
+    fn products(&self, tokens: usize) -> Vec<Product> {
+        let mut out = vec![Product {
+            m: tokens,
+            k: DIM,
+            n: ORDERS.len() * CNN,
+            times: 1,
+        }];
+        out.extend(ORDERS.iter().map(|&(order, _)| Product {
+            m: tokens,
+            k: order * CNN,
+            n: CNN,
+            times: 2,
+        }));
+        out
     }
 }

@@ -483,19 +483,21 @@ fn plan_partial<S: Store + ?Sized>(
         }
     }
     // Notes outside the list whose edges point at these notes, or at one of
-    // their names while unresolved.
+    // their names while unresolved. Content edges target a note id itself;
+    // only structure edges, which stay inside their note, target chunks.
     let mut scope = only.clone();
     {
         let guard = read(store);
-        let graph = guard.graph()?;
-        for e in graph.edges() {
-            let target = mindnet_core::ids::note_of(&e.target_id);
-            let hit = if e.resolved {
-                ids.contains(target)
-            } else {
-                names.contains(&e.target_id.to_lowercase())
-            };
-            if hit && let Some(owner) = by_id.get(e.note_id.as_str()) {
+        let mut targets: Vec<String> = ids.iter().cloned().collect();
+        targets.sort();
+        let pointing = guard.edges_into(&targets)?.into_iter().chain(
+            guard
+                .unresolved_edges()?
+                .into_iter()
+                .filter(|e| names.contains(&e.target_id.to_lowercase())),
+        );
+        for e in pointing {
+            if let Some(owner) = by_id.get(e.note_id.as_str()) {
                 scope.insert(owner.path.clone());
             }
         }

@@ -1,5 +1,5 @@
 //! Hybrid retrieval (SPEC §4): seeds from dense and BM25 search fused by RRF,
-//! graph expansion through the `GraphIndex`, the score of RET-2 with every
+//! graph expansion over the edges around each note (`Store::note_edges`), the score of RET-2 with every
 //! term exposed, and reasons generated from those terms (RET-4).
 //!
 //! Data flow of one query (`Retriever::search`):

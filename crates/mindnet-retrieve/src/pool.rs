@@ -65,14 +65,15 @@ fn by_chunk(hits: Vec<ChunkHit>) -> HashMap<String, ChunkHit> {
 
 impl Retriever<'_> {
     /// Resolved content neighbours of a note other than itself.
-    fn linked_notes<'g>(&'g self, note: &'g str) -> Result<Vec<&'g str>, RetrieveError> {
-        let graph = self.store.graph()?;
-        let mut out: Vec<&str> = graph
-            .neighbors(note, self.vocab)
+    fn linked_notes(&self, note: &str) -> Result<Vec<String>, RetrieveError> {
+        let edges = self.store.note_edges(note)?;
+        let mut out: Vec<String> = edges
+            .neighbors(self.vocab)
             .into_iter()
             .filter(|nb| nb.edge.resolved)
             .map(|nb| note_of(nb.node))
             .filter(|other| *other != note)
+            .map(str::to_string)
             .collect();
         out.sort_unstable();
         out.dedup();
@@ -96,14 +97,14 @@ impl Retriever<'_> {
                     if added.len() >= cfg.max_notes {
                         return Ok(added);
                     }
-                    let Some(n) = self.notes.get(other) else {
+                    let Some(n) = self.notes.get(other.as_str()) else {
                         continue;
                     };
-                    if !self.passes(n, filter) || !seen.insert(other.to_string()) {
+                    if !self.passes(n, filter) || !seen.insert(other.clone()) {
                         continue;
                     }
-                    added.push(other.to_string());
-                    next.push(other.to_string());
+                    added.push(other.clone());
+                    next.push(other);
                 }
             }
             frontier = next;
@@ -190,15 +191,15 @@ impl Retriever<'_> {
 
         let mut edges = Vec::new();
         if graph {
-            let store_graph = self.store.graph()?;
-            let mut seen: HashSet<&str> = HashSet::new();
+            let mut seen: HashSet<String> = HashSet::new();
             for (note_id, &source) in &note_index {
-                for e in store_graph.outgoing_from_note(note_id) {
+                let owned = self.store.note_edges(note_id)?;
+                for e in &owned.out {
                     let target_note = note_of(&e.target_id);
                     if !e.resolved
                         || self.vocab.is_structural(&e.kind)
-                        || target_note == note_id
-                        || !seen.insert(&e.edge_id)
+                        || target_note == *note_id
+                        || !seen.insert(e.edge_id.clone())
                     {
                         continue;
                     }

@@ -138,9 +138,6 @@ fn open_in_background(
         if stop.load(Ordering::SeqCst) {
             return None;
         }
-        if let Err(e) = ws.warm_graph() {
-            say(&format!("error: {}", e.message));
-        }
         // The vault may have changed while no server ran.
         let req = SyncRequest {
             paths: Vec::new(),

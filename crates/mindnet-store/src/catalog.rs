@@ -1,7 +1,7 @@
 //! The stored notes' identities in memory: what filters, hit display, link
 //! resolution and change detection need, without a scroll over the notes
 //! collection per question. Loaded on first use and updated on every write,
-//! like the `GraphIndex`, so a long-running process never reads it twice.
+//! so a long-running process never reads it twice.
 
 use crate::{NoteState, NoteWrite};
 use std::collections::HashMap;

@@ -1,8 +1,8 @@
 //! The integrity check (IMP-14, the seeds' `edges_full_check`): what a
 //! healthy index never contains, and the payload indexes that exist.
 
-use crate::StoreError;
-use crate::embedded::{CHUNKS, EDGES, EmbeddedStore, INDEXES, NOTES};
+use crate::payload::{CHUNKS, EDGES, INDEXES, NOTES};
+use crate::{Store, StoreError};
 use mindnet_core::ids::{chunk_id, edge_key, point_id};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -23,8 +23,15 @@ pub struct CheckReport {
     pub chunks: usize,
     pub edges: usize,
     pub unresolved: usize,
-    pub indexes: Vec<(&'static str, Vec<String>)>,
+    pub indexes: Vec<CollectionIndexes>,
     pub problems: Vec<Problem>,
+}
+
+/// The indexed payload fields of one collection, as Qdrant reports them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CollectionIndexes {
+    pub collection: &'static str,
+    pub fields: Vec<String>,
 }
 
 impl CheckReport {
@@ -37,11 +44,12 @@ fn s<'a>(m: &'a Map<String, Value>, k: &str) -> &'a str {
     m.get(k).and_then(Value::as_str).unwrap_or_default()
 }
 
-impl EmbeddedStore {
-    pub fn check(&self) -> Result<CheckReport, StoreError> {
-        let notes = self.payloads(NOTES)?;
-        let chunks = self.payloads(CHUNKS)?;
-        let edges = self.payloads(EDGES)?;
+/// The integrity check of any store: every payload read once.
+pub fn check<S: Store + ?Sized>(store: &S) -> Result<CheckReport, StoreError> {
+    {
+        let notes = store.payloads(NOTES)?;
+        let chunks = store.payloads(CHUNKS)?;
+        let edges = store.payloads(EDGES)?;
         let mut problems = Vec::new();
         let mut problem = |kind, id: &str, message: String| {
             problems.push(Problem {
@@ -150,8 +158,9 @@ impl EmbeddedStore {
             }
         }
 
-        let indexes = self.payload_indexes();
-        let present: BTreeMap<&str, &Vec<String>> = indexes.iter().map(|(n, f)| (*n, f)).collect();
+        let indexes = store.payload_indexes()?;
+        let present: BTreeMap<&str, &Vec<String>> =
+            indexes.iter().map(|c| (c.collection, &c.fields)).collect();
         for (collection, fields) in INDEXES {
             for f in fields {
                 if !present

@@ -1,11 +1,16 @@
 //! The default store: three Qdrant Edge shards under `<data>/qdrant/`.
 
 use crate::meta::{self, ModelInfo, StoreMeta, io, write_durably};
+use crate::payload::{
+    self, BM25, BOOL_FIELDS, CHUNKS, COLLECTIONS, DENSE, EDGES, NOTE_STATE_FIELDS, NOTES, decode,
+    payload,
+};
 use crate::{
-    Catalog, ChunkFilter, ChunkHit, Counts, GraphIndex, NoteState, NoteWrite, Store, StoreError,
+    Catalog, ChunkFilter, ChunkHit, CollectionIndexes, Counts, EdgeCache, NoteState, NoteWrite,
+    Store, StoreError,
 };
 use mindnet_core::ids::point_id;
-use mindnet_core::{Chunk, Edge, Note, Status};
+use mindnet_core::{Chunk, Edge, Note};
 use qdrant_edge::bm25_embed::{EdgeBm25, EdgeBm25Config};
 use qdrant_edge::{
     Condition, CountRequest, CreateIndex, Distance, EdgeConfigBuilder, EdgeShard,
@@ -20,33 +25,8 @@ use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-pub const NOTES: &str = "notes";
-pub const CHUNKS: &str = "chunks";
-pub const EDGES: &str = "edges";
-pub const DENSE: &str = "dense";
-pub const BM25: &str = "bm25";
 const JOURNAL: &str = "pending.json";
 const PAGE: usize = 1024;
-
-/// Payload indexes per collection (STO-2).
-pub const INDEXES: [(&str, &[&str]); 3] = [
-    (NOTES, &["note_id", "type", "tags"]),
-    (CHUNKS, &["note_id", "chunk_id", "type", "status"]),
-    (
-        EDGES,
-        &[
-            "source_id",
-            "target_id",
-            "kind",
-            "scope",
-            "note_id",
-            "resolved",
-        ],
-    ),
-];
-
-/// Fields indexed as booleans; every other indexed field is a keyword.
-const BOOL_FIELDS: [&str; 1] = ["resolved"];
 
 pub struct EmbeddedStore {
     dir: PathBuf,
@@ -55,13 +35,12 @@ pub struct EmbeddedStore {
     chunks: EdgeShard,
     edges: EdgeShard,
     bm25: EdgeBm25,
-    /// Built on first use: an import that changes little never needs it, and
-    /// reading every edge payload is the slowest part of opening a big index.
-    graph: OnceLock<GraphIndex>,
+    /// Neighbourhoods read so far; every write forgets what it changed.
+    edge_cache: EdgeCache,
     /// Built on first use, then kept current by every write.
     catalog: OnceLock<Catalog>,
-    /// Held while the graph or the catalog is built, so concurrent first
-    /// readers build it once.
+    /// Held while the catalog is built, so concurrent first readers build it
+    /// once.
     building: std::sync::Mutex<()>,
 }
 
@@ -99,16 +78,6 @@ fn upsert(points: Vec<PointStruct>) -> UpdateOperation {
 
 fn no_vectors() -> Vectors {
     Vectors(VectorStructInternal::Named(Default::default()))
-}
-
-fn payload<T: serde::Serialize>(value: &T, extra: &[(&str, &str)]) -> Value {
-    let mut v = serde_json::to_value(value).unwrap_or(Value::Null);
-    if let Value::Object(map) = &mut v {
-        for (k, x) in extra {
-            map.insert((*k).to_string(), Value::String((*x).to_string()));
-        }
-    }
-    v
 }
 
 fn wal() -> WalOptions {
@@ -239,35 +208,37 @@ impl EmbeddedStore {
     fn open_with(dir: &Path, meta: StoreMeta) -> Result<Self, StoreError> {
         let root = dir.join("qdrant");
         let dim = meta.model.dim;
-        let indexes = |name: &str| {
-            INDEXES
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map_or(&[][..], |(_, f)| *f)
-        };
+        let indexes = payload::indexes;
         let payload_only = || EdgeConfigBuilder::new().wal_options(wal()).build();
+        let chunk_config = || {
+            EdgeConfigBuilder::new()
+                .vector(
+                    DENSE,
+                    EdgeVectorParamsBuilder::new(dim, Distance::Cosine).build(),
+                )
+                .sparse_vector(
+                    BM25,
+                    EdgeSparseVectorParamsBuilder::new()
+                        .modifier(Modifier::Idf)
+                        .build(),
+                )
+                .wal_options(wal())
+                .build()
+        };
+        // Loading a shard builds its payload indexes (and the chunks' BM25
+        // index) in memory: seconds on a large vault, so the three load side
+        // by side.
         let t = std::time::Instant::now();
-        let notes = open_shard(&root.join(NOTES), payload_only, indexes(NOTES))?;
-        let edges = open_shard(&root.join(EDGES), payload_only, indexes(EDGES))?;
-        let chunks = open_shard(
-            &root.join(CHUNKS),
-            || {
-                EdgeConfigBuilder::new()
-                    .vector(
-                        DENSE,
-                        EdgeVectorParamsBuilder::new(dim, Distance::Cosine).build(),
-                    )
-                    .sparse_vector(
-                        BM25,
-                        EdgeSparseVectorParamsBuilder::new()
-                            .modifier(Modifier::Idf)
-                            .build(),
-                    )
-                    .wal_options(wal())
-                    .build()
-            },
-            indexes(CHUNKS),
-        )?;
+        let (notes, edges, chunks) = std::thread::scope(|s| {
+            let notes = s.spawn(|| open_shard(&root.join(NOTES), payload_only, indexes(NOTES)));
+            let edges = s.spawn(|| open_shard(&root.join(EDGES), payload_only, indexes(EDGES)));
+            let chunks = open_shard(&root.join(CHUNKS), chunk_config, indexes(CHUNKS));
+            let join = |h: std::thread::ScopedJoinHandle<'_, _>| {
+                h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+            };
+            (join(notes), join(edges), chunks)
+        });
+        let (notes, edges, chunks) = (notes?, edges?, chunks?);
         tracing::debug!("shards loaded in {:.3} s", t.elapsed().as_secs_f64());
         let mut store = EmbeddedStore {
             dir: dir.to_path_buf(),
@@ -276,7 +247,7 @@ impl EmbeddedStore {
             notes,
             chunks,
             edges,
-            graph: OnceLock::new(),
+            edge_cache: EdgeCache::default(),
             catalog: OnceLock::new(),
             building: std::sync::Mutex::new(()),
         };
@@ -366,130 +337,33 @@ impl EmbeddedStore {
         }
     }
 
-    /// Payloads of a whole collection (for `mindnet check`).
-    pub fn payloads(&self, collection: &str) -> Result<Vec<Map<String, Value>>, StoreError> {
-        let with = if collection == NOTES {
-            WithPayloadInterface::Selector(qdrant_edge::PayloadSelector::Exclude(
-                qdrant_edge::PayloadSelectorExclude {
-                    exclude: vec![jp("fulltext")],
-                },
-            ))
-        } else {
-            WithPayloadInterface::Bool(true)
-        };
-        self.scroll(self.shard(collection), None, with)
-    }
-
-    /// Indexed payload fields per collection, as Qdrant reports them.
-    pub fn payload_indexes(&self) -> Vec<(&'static str, Vec<String>)> {
-        [NOTES, CHUNKS, EDGES]
-            .into_iter()
-            .map(|name| {
-                let mut fields: Vec<String> = self
-                    .shard(name)
-                    .info()
-                    .payload_schema
-                    .keys()
-                    .map(|k| k.to_string())
-                    .collect();
-                fields.sort();
-                (name, fields)
-            })
-            .collect()
-    }
-
     /// Reads the note payloads (all but the full text) from the notes shard.
     fn load_note_states(&self) -> Result<Vec<NoteState>, StoreError> {
-        let fields = [
-            "note_id",
-            "path",
-            "title",
-            "aliases",
-            "type",
-            "status",
-            "tags",
-            "retriever_weight",
-            "hash",
-            "chunks_digest",
-            "edges_digest",
-        ];
-        let with = WithPayloadInterface::Fields(fields.iter().map(|f| jp(f)).collect());
+        let with = WithPayloadInterface::Fields(NOTE_STATE_FIELDS.iter().map(|f| jp(f)).collect());
         Ok(self
             .scroll(&self.notes, None, with)?
-            .into_iter()
-            .map(|m| NoteState {
-                note_id: string_field(&m, "note_id"),
-                path: string_field(&m, "path"),
-                title: string_field(&m, "title"),
-                aliases: strings_field(&m, "aliases"),
-                note_type: string_field(&m, "type"),
-                status: Status::parse(&string_field(&m, "status")).unwrap_or(Status::Active),
-                tags: strings_field(&m, "tags"),
-                retriever_weight: m
-                    .get("retriever_weight")
-                    .and_then(Value::as_f64)
-                    .unwrap_or(1.0),
-                hash: string_field(&m, "hash"),
-                chunks_digest: string_field(&m, "chunks_digest"),
-                edges_digest: string_field(&m, "edges_digest"),
-            })
+            .iter()
+            .map(payload::note_state)
             .collect())
     }
 
-    fn validate(&self, w: &NoteWrite<'_>) -> Result<(), StoreError> {
-        let Some(vectors) = w.vectors else {
-            return Ok(());
-        };
-        let want = self.meta.model.dim;
-        if vectors.len() != w.chunks.len() {
-            return Err(StoreError::Dimension {
-                note_id: w.note.note_id.clone(),
-                got: vectors.len(),
-                want: w.chunks.len(),
-            });
-        }
-        for v in vectors {
-            let zero = v.iter().all(|x| *x == 0.0);
-            if v.len() != want || zero || v.iter().any(|x| !x.is_finite()) {
-                return Err(StoreError::Dimension {
-                    note_id: w.note.note_id.clone(),
-                    got: if zero { 0 } else { v.len() },
-                    want,
-                });
-            }
-        }
-        Ok(())
+    /// The edges matching a filter, sorted by edge id.
+    fn edges_where(&self, filter: Filter) -> Result<Vec<Edge>, StoreError> {
+        let mut v: Vec<Edge> = self
+            .scroll(&self.edges, Some(filter), WithPayloadInterface::Bool(true))?
+            .into_iter()
+            .map(decode(EDGES))
+            .collect::<Result<_, _>>()?;
+        v.sort_by(|a, b| a.edge_id.cmp(&b.edge_id));
+        Ok(v)
     }
 }
 
-fn decode<T: serde::de::DeserializeOwned>(
-    collection: &'static str,
-) -> impl Fn(Map<String, Value>) -> Result<T, StoreError> {
-    move |m| {
-        serde_json::from_value(Value::Object(m)).map_err(|e| StoreError::Payload {
-            collection,
-            message: e.to_string(),
-        })
-    }
-}
-
-fn string_field(m: &Map<String, Value>, k: &str) -> String {
-    m.get(k)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
-}
-
-fn strings_field(m: &Map<String, Value>, k: &str) -> Vec<String> {
-    m.get(k)
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
+fn unresolved() -> Filter {
+    Filter::new_must(Condition::Field(FieldCondition::new_match(
+        jp("resolved"),
+        Match::new_value(ValueVariants::Bool(false)),
+    )))
 }
 
 /// The value of `cell`, built on first use. One thread builds; concurrent
@@ -543,7 +417,7 @@ impl Store for EmbeddedStore {
             return Ok(());
         }
         for w in writes {
-            self.validate(w)?;
+            payload::validate(w, self.meta.model.dim)?;
         }
         let journal = self.dir.join(JOURNAL);
         let ids: Vec<&str> = writes
@@ -620,14 +494,12 @@ impl Store for EmbeddedStore {
         if let Some(catalog) = self.catalog.get_mut() {
             catalog.apply(writes, deletes);
         }
-        if let Some(graph) = self.graph.get_mut() {
-            for id in deletes {
-                graph.remove_note(id);
-            }
-            for w in writes {
-                graph.replace_note(&w.note.note_id, w.edges);
-            }
-        }
+        self.edge_cache.invalidate(
+            &ids.iter().copied().collect(),
+            writes
+                .iter()
+                .flat_map(|w| w.edges.iter().map(|e| e.target_id.as_str())),
+        );
         Ok(())
     }
 
@@ -638,15 +510,11 @@ impl Store for EmbeddedStore {
                 exact: true,
             })?)
         };
-        let unresolved = Filter::new_must(Condition::Field(FieldCondition::new_match(
-            jp("resolved"),
-            Match::new_value(ValueVariants::Bool(false)),
-        )));
         Ok(Counts {
             notes: count(&self.notes, None)?,
             chunks: count(&self.chunks, None)?,
             edges: count(&self.edges, None)?,
-            unresolved: count(&self.edges, Some(unresolved))?,
+            unresolved: count(&self.edges, Some(unresolved()))?,
         })
     }
 
@@ -665,17 +533,54 @@ impl Store for EmbeddedStore {
     }
 
     fn edges_of(&self, note_id: &str) -> Result<Vec<Edge>, StoreError> {
-        let mut v: Vec<Edge> = self
-            .scroll(
-                &self.edges,
-                Some(note_filter(note_id)),
-                WithPayloadInterface::Bool(true),
-            )?
+        self.edges_where(note_filter(note_id))
+    }
+
+    fn edges_into(&self, targets: &[String]) -> Result<Vec<Edge>, StoreError> {
+        if targets.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.edges_where(Filter::new_must(Condition::Field(
+            FieldCondition::new_match(jp("target_id"), Match::from(targets.to_vec())),
+        )))
+    }
+
+    fn unresolved_edges(&self) -> Result<Vec<Edge>, StoreError> {
+        self.edges_where(unresolved())
+    }
+
+    fn edge_cache(&self) -> &EdgeCache {
+        &self.edge_cache
+    }
+
+    fn payloads(&self, collection: &str) -> Result<Vec<Map<String, Value>>, StoreError> {
+        let with = if collection == NOTES {
+            WithPayloadInterface::Selector(qdrant_edge::PayloadSelector::Exclude(
+                qdrant_edge::PayloadSelectorExclude {
+                    exclude: vec![jp("fulltext")],
+                },
+            ))
+        } else {
+            WithPayloadInterface::Bool(true)
+        };
+        self.scroll(self.shard(collection), None, with)
+    }
+
+    fn payload_indexes(&self) -> Result<Vec<CollectionIndexes>, StoreError> {
+        Ok(COLLECTIONS
             .into_iter()
-            .map(decode(EDGES))
-            .collect::<Result<_, _>>()?;
-        v.sort_by(|a, b| a.edge_id.cmp(&b.edge_id));
-        Ok(v)
+            .map(|collection| {
+                let mut fields: Vec<String> = self
+                    .shard(collection)
+                    .info()
+                    .payload_schema
+                    .keys()
+                    .map(|k| k.to_string())
+                    .collect();
+                fields.sort();
+                CollectionIndexes { collection, fields }
+            })
+            .collect())
     }
 
     fn note(&self, note_id: &str) -> Result<Option<Note>, StoreError> {
@@ -685,23 +590,6 @@ impl Store for EmbeddedStore {
             WithPayloadInterface::Bool(true),
         )?;
         found.into_iter().next().map(decode(NOTES)).transpose()
-    }
-
-    fn graph(&self) -> Result<&GraphIndex, StoreError> {
-        built_once(
-            &self.graph,
-            &self.building,
-            "graph (edges)",
-            GraphIndex::len,
-            || {
-                let edges = self
-                    .scroll(&self.edges, None, WithPayloadInterface::Bool(true))?
-                    .into_iter()
-                    .map(decode::<Edge>(EDGES))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(GraphIndex::from_edges(edges))
-            },
-        )
     }
 
     fn search_dense(

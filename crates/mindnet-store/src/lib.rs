@@ -1,6 +1,6 @@
 //! Storage of notes, chunks and edges (SPEC §3). `EmbeddedStore` keeps them in
-//! three Qdrant Edge shards in one folder; the `GraphIndex` holds the authored
-//! edges in memory for traversal.
+//! three Qdrant Edge shards in one folder; traversals read the edges around a
+//! note by filtered reads, through a bounded `EdgeCache`.
 //!
 //! Write protocol (STO-3): a batch of notes is first named in a journal, then
 //! its chunks and edges are written and flushed, and only then are the note
@@ -13,13 +13,17 @@ mod check;
 mod embedded;
 mod graph;
 mod meta;
+pub mod payload;
+mod rest;
 mod search;
+mod server;
 
 pub use catalog::Catalog;
-pub use check::{CheckReport, Problem};
+pub use check::{CheckReport, CollectionIndexes, Problem, check};
 pub use embedded::EmbeddedStore;
-pub use graph::{GraphIndex, Neighbor};
+pub use graph::{CACHE_EDGES, CacheSize, EdgeCache, Neighbor, NoteEdges};
 pub use meta::{ModelInfo, StoreMeta, now_rfc3339 as meta_now};
+pub use server::{ServerConfig, ServerStore};
 
 use mindnet_core::{Chunk, Edge, Note, Status};
 use std::path::PathBuf;
@@ -64,6 +68,23 @@ pub enum StoreError {
     Payload {
         collection: &'static str,
         message: String,
+    },
+    #[error(
+        "cannot reach the Qdrant server at {url}: {message}; is it running, and is this its REST port (6333 by default)?"
+    )]
+    Unreachable { url: String, message: String },
+    #[error("Qdrant at {url}: {message}")]
+    Server { url: String, message: String },
+    #[error(
+        "the collections `{prefix}_*` at {url} were built with the embedding model `{stored}` ({stored_dim} dimensions), not `{requested}` ({requested_dim}); re-import with `mindnet import --embedder {stored}`, or set another COLLECTION_PREFIX"
+    )]
+    ServerModelMismatch {
+        url: String,
+        prefix: String,
+        stored: String,
+        stored_dim: usize,
+        requested: String,
+        requested_dim: usize,
     },
 }
 
@@ -153,10 +174,34 @@ pub trait Store: Send + Sync {
     ) -> Result<(), StoreError>;
     fn counts(&self) -> Result<Counts, StoreError>;
     fn chunks_of(&self, note_id: &str) -> Result<Vec<Chunk>, StoreError>;
+    /// The edges a note owns, sorted by edge id.
     fn edges_of(&self, note_id: &str) -> Result<Vec<Edge>, StoreError>;
+    /// The edges whose target is one of these ids exactly (a note id, or a
+    /// raw title while unresolved), sorted by edge id.
+    fn edges_into(&self, targets: &[String]) -> Result<Vec<Edge>, StoreError>;
+    /// Every edge whose target is not (yet) a note.
+    fn unresolved_edges(&self) -> Result<Vec<Edge>, StoreError>;
+    /// The neighbourhood cache; every write updates it.
+    fn edge_cache(&self) -> &EdgeCache;
+    /// Every payload of a collection (`notes` without their text), for
+    /// `check`.
+    fn payloads(
+        &self,
+        collection: &str,
+    ) -> Result<Vec<serde_json::Map<String, serde_json::Value>>, StoreError>;
+    /// Indexed payload fields per collection, as Qdrant reports them.
+    fn payload_indexes(&self) -> Result<Vec<CollectionIndexes>, StoreError>;
+    /// Every edge touching a note, from the cache or by two filtered reads.
+    fn note_edges(&self, note_id: &str) -> Result<std::sync::Arc<NoteEdges>, StoreError> {
+        self.edge_cache().get_or_load(note_id, || {
+            Ok(NoteEdges {
+                note_id: note_id.to_string(),
+                out: self.edges_of(note_id)?,
+                incoming: self.edges_into(&[note_id.to_string()])?,
+            })
+        })
+    }
     fn note(&self, note_id: &str) -> Result<Option<Note>, StoreError>;
-    /// The edges in memory; loaded on first use.
-    fn graph(&self) -> Result<&GraphIndex, StoreError>;
     /// Nearest chunks by cosine similarity of the dense vectors.
     fn search_dense(
         &self,

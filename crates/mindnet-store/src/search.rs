@@ -2,7 +2,8 @@
 //! reciprocal rank fusion in one Qdrant query. Results carry the chunk and
 //! note ids (read from the payload), so callers never see Qdrant's point ids.
 
-use crate::embedded::{BM25, DENSE, EmbeddedStore, jp};
+use crate::embedded::{EmbeddedStore, jp};
+use crate::payload::{BM25, DENSE};
 use crate::{ChunkFilter, ChunkHit, StoreError};
 use mindnet_core::ids::point_id;
 use qdrant_edge::{

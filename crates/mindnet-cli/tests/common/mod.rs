@@ -1,6 +1,7 @@
 //! Runs the real `mindnet` binary and reads its JSON Lines.
 #![allow(dead_code)]
 
+use mindnet_store::Store;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

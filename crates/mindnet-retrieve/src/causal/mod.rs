@@ -144,10 +144,10 @@ impl Retriever<'_> {
         toward: Toward,
     ) -> Result<Vec<Walked>, RetrieveError> {
         let engine = self.engine;
-        let graph = self.store.graph()?;
+        let edges = self.store.note_edges(note)?;
         let any_causal = kinds.iter().any(|k| k == CAUSAL);
         let mut out = Vec::new();
-        for nb in graph.neighbors(note, self.vocab) {
+        for nb in edges.neighbors(self.vocab) {
             let other = note_of(nb.node);
             if !nb.edge.resolved || other == note {
                 continue;

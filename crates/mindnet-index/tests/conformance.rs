@@ -1,0 +1,366 @@
+//! One conformance suite for every `Store`: the embedded store in a temp
+//! dir, and the server store against a real Qdrant server (started here from
+//! the test binary; skipped with a line saying how to run it when there is
+//! none). Both must give the same answers to the same writes: the importer
+//! writes through `mindnet_index::sync`, with a deterministic test embedder
+//! (hashed words), so no model is needed.
+
+use mindnet_embed::{EmbedError, Embedder, ModelId};
+use mindnet_ingest::{Config, ImportOptions};
+use mindnet_store::{
+    ChunkFilter, EmbeddedStore, ModelInfo, ServerConfig, ServerStore, Store, StoreError,
+};
+use mindnet_testkit::QdrantServer;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::RwLock;
+
+const DIM: usize = 32;
+
+struct Words(ModelId);
+
+fn vector(text: &str) -> Vec<f32> {
+    let mut v = [0f32; DIM];
+    for w in text.to_lowercase().split(|c: char| !c.is_alphanumeric()) {
+        if w.chars().count() < 3 {
+            continue;
+        }
+        let h = w.bytes().fold(2_166_136_261u32, |h, b| {
+            (h ^ u32::from(b)).wrapping_mul(16_777_619)
+        });
+        v[h as usize % DIM] += 1.0;
+    }
+    v[0] += 0.01; // never all zero
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter().map(|x| x / n).collect()
+}
+
+impl Embedder for Words {
+    fn id(&self) -> &ModelId {
+        &self.0
+    }
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts.iter().map(|t| vector(t)).collect())
+    }
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        Ok(vector(text))
+    }
+}
+
+fn model() -> ModelInfo {
+    ModelInfo {
+        name: "test-words".into(),
+        dim: DIM,
+    }
+}
+
+fn write(vault: &Path, name: &str, ty: &str, body: &str) {
+    std::fs::write(
+        vault.join(format!("{name}.md")),
+        format!("---\ntype: {ty}\n---\n# {name}\n\n{body}\n"),
+    )
+    .unwrap();
+}
+
+fn vault(dir: &Path) -> std::path::PathBuf {
+    let v = dir.join("vault");
+    std::fs::create_dir_all(&v).unwrap();
+    write(
+        &v,
+        "Regen im Mai",
+        "experience",
+        "Drei Wochen Regen im Mai. [[rel:resulted_in Nasse Keller]]",
+    );
+    write(
+        &v,
+        "Nasse Keller",
+        "state",
+        "Der Keller stand unter Wasser.",
+    );
+    write(
+        &v,
+        "Pumpe kaufen",
+        "decision",
+        "Ich kaufte eine Pumpe. [[rel:caused_by Nasse Keller]] Siehe auch [[Gibt es nicht]].",
+    );
+    let long: String = (0..60)
+        .map(|i| format!("Absatz {i} über Gartenschläuche und Regentonnen im Sommer.\n\n"))
+        .collect();
+    write(&v, "Garten", "concept", &long);
+    v
+}
+
+fn sync<S: Store>(
+    vault: &Path,
+    store: &RwLock<S>,
+    sync_deletes: bool,
+) -> mindnet_index::SyncReport {
+    let embedder = Words(ModelId {
+        name: "test-words".into(),
+        dim: DIM,
+    });
+    let opts = mindnet_index::SyncOptions {
+        sync_deletes,
+        ..Default::default()
+    };
+    mindnet_index::sync(
+        vault,
+        &Config::builtin(),
+        &ImportOptions::default(),
+        store,
+        &embedder,
+        &opts,
+        &(),
+    )
+    .unwrap()
+}
+
+fn id_of<S: Store>(store: &S, title: &str) -> String {
+    store
+        .note_states()
+        .unwrap()
+        .into_iter()
+        .find(|s| s.title == title)
+        .unwrap_or_else(|| panic!("no note {title}"))
+        .note_id
+}
+
+/// Every id of the three collections, to compare two stores.
+fn ids<S: Store>(store: &S) -> [BTreeSet<String>; 3] {
+    [
+        ("notes", "note_id"),
+        ("chunks", "chunk_id"),
+        ("edges", "edge_id"),
+    ]
+    .map(|(c, key)| {
+        store
+            .payloads(c)
+            .unwrap()
+            .iter()
+            .map(|m| m[key].as_str().unwrap().to_string())
+            .collect()
+    })
+}
+
+/// The whole suite on one backend; `open` opens the same index again.
+fn conformance<S: Store>(dir: &Path, open: impl Fn() -> S) {
+    let v = vault(dir);
+    let store = RwLock::new(open());
+
+    // Write, then read back.
+    let first = sync(&v, &store, false);
+    assert_eq!(first.new, 4, "{first:?}");
+    let s = store.read().unwrap();
+    let counts = s.counts().unwrap();
+    assert_eq!(counts.notes, 4);
+    assert!(
+        counts.chunks >= 5,
+        "the long note has several chunks: {counts:?}"
+    );
+    assert_eq!(counts.unresolved, 1, "[[Gibt es nicht]]: {counts:?}");
+    assert_eq!(s.meta().model, model());
+    let keller = id_of(&*s, "Nasse Keller");
+    let pumpe = id_of(&*s, "Pumpe kaufen");
+    let garten = id_of(&*s, "Garten");
+    let note = s.note(&pumpe).unwrap().expect("the note");
+    assert_eq!(note.title, "Pumpe kaufen");
+    assert_eq!(note.note_type, "decision");
+    assert!(s.note("no-such-note").unwrap().is_none());
+    let chunks = s.chunks_of(&garten).unwrap();
+    assert!(chunks.len() >= 2);
+    assert!(
+        chunks.windows(2).all(|w| w[0].ord < w[1].ord),
+        "sorted by ord"
+    );
+    let owned = s.edges_of(&pumpe).unwrap();
+    assert!(
+        owned
+            .iter()
+            .any(|e| e.target_id == keller && e.kind == "caused_by")
+    );
+    assert!(owned.windows(2).all(|w| w[0].edge_id <= w[1].edge_id));
+    let around = s.note_edges(&keller).unwrap();
+    let from: BTreeSet<&str> = around.incoming.iter().map(|e| e.note_id.as_str()).collect();
+    assert!(from.contains(pumpe.as_str()), "{from:?}");
+    assert_eq!(
+        s.edges_into(std::slice::from_ref(&keller)).unwrap(),
+        around.incoming
+    );
+    let unresolved = s.unresolved_edges().unwrap();
+    assert_eq!(unresolved.len(), 1);
+    assert_eq!(unresolved[0].target_id, "Gibt es nicht");
+
+    // The three searches, with and without filters.
+    let all = ChunkFilter::default();
+    let q = "Der Keller stand unter Wasser";
+    let dense = s.search_dense(&vector(q), &all, 3).unwrap();
+    assert_eq!(dense[0].note_id, keller, "{dense:?}");
+    assert!(dense.windows(2).all(|w| w[0].score >= w[1].score));
+    let lexical = s.search_lexical("Pumpe", &all, 3).unwrap();
+    assert_eq!(lexical[0].note_id, pumpe, "{lexical:?}");
+    assert!(
+        s.search_lexical("Quastenflosser", &all, 3)
+            .unwrap()
+            .is_empty()
+    );
+    let fused = s
+        .search_fused(&vector(q), "Pumpe", &all, 10, 60, 5)
+        .unwrap();
+    let fused_notes: BTreeSet<&str> = fused.iter().map(|h| h.note_id.as_str()).collect();
+    assert!(fused_notes.contains(keller.as_str()) && fused_notes.contains(pumpe.as_str()));
+    let only_concepts = ChunkFilter {
+        types: vec!["concept".into()],
+        ..Default::default()
+    };
+    let hits = s.search_dense(&vector(q), &only_concepts, 10).unwrap();
+    assert!(!hits.is_empty() && hits.iter().all(|h| h.note_id == garten));
+    let in_notes = ChunkFilter {
+        notes: Some(vec![pumpe.clone()]),
+        ..Default::default()
+    };
+    let hits = s.search_lexical("Keller Pumpe", &in_notes, 10).unwrap();
+    assert!(!hits.is_empty() && hits.iter().all(|h| h.note_id == pumpe));
+    let in_chunks = ChunkFilter {
+        chunks: Some(vec![chunks[1].chunk_id.clone()]),
+        ..Default::default()
+    };
+    let hits = s.search_dense(&vector(q), &in_chunks, 10).unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].chunk_id, chunks[1].chunk_id);
+
+    // Chunks by id: in the order asked, unknown ids left out.
+    let asked = vec![
+        chunks[1].chunk_id.clone(),
+        "missing#c01".to_string(),
+        chunks[0].chunk_id.clone(),
+    ];
+    let got: Vec<String> = s
+        .chunks_by_id(&asked)
+        .unwrap()
+        .into_iter()
+        .map(|c| c.chunk_id)
+        .collect();
+    assert_eq!(
+        got,
+        vec![chunks[1].chunk_id.clone(), chunks[0].chunk_id.clone()]
+    );
+    assert!(mindnet_store::check(&*s).unwrap().is_ok());
+    let before = ids(&*s);
+    drop(s);
+
+    // Idempotence: the same vault again writes nothing and changes nothing.
+    let again = sync(&v, &store, false);
+    assert_eq!(
+        (again.new, again.changed, again.unchanged),
+        (0, 0, 4),
+        "{again:?}"
+    );
+    assert_eq!(ids(&*store.read().unwrap()), before);
+
+    // A reopened store reads the same.
+    drop(store);
+    let store = RwLock::new(open());
+    assert_eq!(ids(&*store.read().unwrap()), before);
+
+    // Deletes: the note and everything it wrote go; links to it stay, as
+    // unresolved edges of their owners.
+    std::fs::remove_file(v.join("Nasse Keller.md")).unwrap();
+    let gone = sync(&v, &store, true);
+    assert_eq!(gone.deleted, 1, "{gone:?}");
+    let s = store.read().unwrap();
+    assert!(s.note(&keller).unwrap().is_none());
+    assert!(s.chunks_of(&keller).unwrap().is_empty());
+    assert!(s.edges_of(&keller).unwrap().is_empty());
+    assert!(s.note_edges(&keller).unwrap().out.is_empty());
+    let counts = s.counts().unwrap();
+    assert_eq!(counts.notes, 3);
+    assert!(counts.unresolved >= 3, "{counts:?}");
+    let report = mindnet_store::check(&*s).unwrap();
+    assert!(report.is_ok(), "{:?}", report.problems);
+    assert!(
+        s.search_dense(&vector(q), &all, 10)
+            .unwrap()
+            .iter()
+            .all(|h| h.note_id != keller)
+    );
+}
+
+#[test]
+fn embedded_store_conforms() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    conformance(dir.path(), || {
+        EmbeddedStore::open(&data, &model(), "de").unwrap()
+    });
+}
+
+#[test]
+fn server_store_conforms() {
+    let Some(server) = QdrantServer::start("server_store_conforms") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let config = ServerConfig {
+        prefix: "conformance".into(),
+        ..ServerConfig::new(server.url())
+    };
+    conformance(dir.path(), || {
+        ServerStore::open(&config, &model(), "de").unwrap()
+    });
+}
+
+#[test]
+fn server_errors_are_clear() {
+    // Nothing listens on this port: a clear error at once, not a hang.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let t = std::time::Instant::now();
+    let err = ServerStore::open(
+        &ServerConfig::new(&format!("http://127.0.0.1:{port}")),
+        &model(),
+        "de",
+    )
+    .err()
+    .expect("refused");
+    assert!(matches!(err, StoreError::Unreachable { .. }), "{err}");
+    assert!(
+        err.to_string().contains("cannot reach the Qdrant server"),
+        "{err}"
+    );
+    assert!(t.elapsed().as_secs() < 10);
+    let err = ServerStore::open(&ServerConfig::new("localhost:6333"), &model(), "de")
+        .err()
+        .expect("no scheme");
+    assert!(err.to_string().contains("not an http(s) URL"), "{err}");
+
+    let Some(server) = QdrantServer::start("server_errors_are_clear") else {
+        return;
+    };
+    let config = ServerConfig {
+        prefix: "errors".into(),
+        ..ServerConfig::new(server.url())
+    };
+    drop(ServerStore::open(&config, &model(), "de").unwrap());
+    let other = ModelInfo {
+        name: "other".into(),
+        dim: 8,
+    };
+    let err = ServerStore::open(&config, &other, "de")
+        .err()
+        .expect("mismatch");
+    assert!(
+        matches!(err, StoreError::ServerModelMismatch { .. }),
+        "{err}"
+    );
+    let missing = ServerConfig {
+        prefix: "nothing_here".into(),
+        ..ServerConfig::new(server.url())
+    };
+    let err = ServerStore::open_existing(&missing)
+        .err()
+        .expect("no index");
+    assert!(err.to_string().contains("no mindnet index here"), "{err}");
+}

@@ -1,0 +1,146 @@
+//! What both backends store in a point's payload, and how it is read back:
+//! the collections and their indexed fields (STO-2), the JSON of notes,
+//! chunks and edges, and the checks a write passes before anything is
+//! written. One definition, so an index moves between backends unchanged.
+
+use crate::{NoteState, NoteWrite, StoreError};
+use mindnet_core::Status;
+use serde_json::{Map, Value};
+
+pub const NOTES: &str = "notes";
+pub const CHUNKS: &str = "chunks";
+pub const EDGES: &str = "edges";
+pub const COLLECTIONS: [&str; 3] = [NOTES, CHUNKS, EDGES];
+/// The chunks' named vectors.
+pub const DENSE: &str = "dense";
+pub const BM25: &str = "bm25";
+
+/// Payload indexes per collection (STO-2).
+pub const INDEXES: [(&str, &[&str]); 3] = [
+    (NOTES, &["note_id", "type", "tags"]),
+    (CHUNKS, &["note_id", "chunk_id", "type", "status"]),
+    (
+        EDGES,
+        &[
+            "source_id",
+            "target_id",
+            "kind",
+            "scope",
+            "note_id",
+            "resolved",
+        ],
+    ),
+];
+
+/// Fields indexed as booleans; every other indexed field is a keyword.
+pub const BOOL_FIELDS: [&str; 1] = ["resolved"];
+
+/// The indexed fields of a collection.
+pub fn indexes(collection: &str) -> &'static [&'static str] {
+    INDEXES
+        .iter()
+        .find(|(n, _)| *n == collection)
+        .map_or(&[][..], |(_, f)| *f)
+}
+
+/// The note payload fields a `NoteState` is read from (all but the text).
+pub const NOTE_STATE_FIELDS: [&str; 11] = [
+    "note_id",
+    "path",
+    "title",
+    "aliases",
+    "type",
+    "status",
+    "tags",
+    "retriever_weight",
+    "hash",
+    "chunks_digest",
+    "edges_digest",
+];
+
+/// A value's JSON, with extra string fields beside its own.
+pub fn payload<T: serde::Serialize>(value: &T, extra: &[(&str, &str)]) -> Value {
+    let mut v = serde_json::to_value(value).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut v {
+        for (k, x) in extra {
+            map.insert((*k).to_string(), Value::String((*x).to_string()));
+        }
+    }
+    v
+}
+
+/// Reads a stored payload back; a payload that does not parse is corrupt.
+pub fn decode<T: serde::de::DeserializeOwned>(
+    collection: &'static str,
+) -> impl Fn(Map<String, Value>) -> Result<T, StoreError> {
+    move |m| {
+        serde_json::from_value(Value::Object(m)).map_err(|e| StoreError::Payload {
+            collection,
+            message: e.to_string(),
+        })
+    }
+}
+
+pub fn note_state(m: &Map<String, Value>) -> NoteState {
+    NoteState {
+        note_id: string_field(m, "note_id"),
+        path: string_field(m, "path"),
+        title: string_field(m, "title"),
+        aliases: strings_field(m, "aliases"),
+        note_type: string_field(m, "type"),
+        status: Status::parse(&string_field(m, "status")).unwrap_or(Status::Active),
+        tags: strings_field(m, "tags"),
+        retriever_weight: m
+            .get("retriever_weight")
+            .and_then(Value::as_f64)
+            .unwrap_or(1.0),
+        hash: string_field(m, "hash"),
+        chunks_digest: string_field(m, "chunks_digest"),
+        edges_digest: string_field(m, "edges_digest"),
+    }
+}
+
+fn string_field(m: &Map<String, Value>, k: &str) -> String {
+    m.get(k)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn strings_field(m: &Map<String, Value>, k: &str) -> Vec<String> {
+    m.get(k)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Refuses a write whose vectors do not fit the index's model: one vector
+/// per chunk, each of `dim` finite values, none all zero.
+pub fn validate(w: &NoteWrite<'_>, dim: usize) -> Result<(), StoreError> {
+    let Some(vectors) = w.vectors else {
+        return Ok(());
+    };
+    if vectors.len() != w.chunks.len() {
+        return Err(StoreError::Dimension {
+            note_id: w.note.note_id.clone(),
+            got: vectors.len(),
+            want: w.chunks.len(),
+        });
+    }
+    for v in vectors {
+        let zero = v.iter().all(|x| *x == 0.0);
+        if v.len() != dim || zero || v.iter().any(|x| !x.is_finite()) {
+            return Err(StoreError::Dimension {
+                note_id: w.note.note_id.clone(),
+                got: if zero { 0 } else { v.len() },
+                want: dim,
+            });
+        }
+    }
+    Ok(())
+}
