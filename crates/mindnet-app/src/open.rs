@@ -23,7 +23,7 @@ pub fn model_name(settings: &Settings, stored: Option<&StoreMeta>) -> Result<Str
         && m.model.name != name
     {
         return Err(AppError::conflict(format!(
-            "{} was built with the embedding model `{}`, not `{name}`; re-import with `--embedder {}`, or delete {} to rebuild it with `{name}`. Nothing was changed.",
+            "{} built with the embedding model `{}`, not `{name}`; re-import with `--embedder {}`, or delete {} to rebuild it with `{name}`. Nothing was changed.",
             index_phrase(settings),
             m.model.name,
             m.model.name,
@@ -33,11 +33,11 @@ pub fn model_name(settings: &Settings, stored: Option<&StoreMeta>) -> Result<Str
     Ok(name)
 }
 
-/// "the index in <dir>" or "the collections `p_*` at <url>".
+/// "the index in <dir> was" or "the collections `p_*` at <url> were".
 fn index_phrase(settings: &Settings) -> String {
     match &settings.qdrant {
-        None => format!("the index in {}", settings.data.display()),
-        Some(_) => settings.index_location(),
+        None => format!("the index in {} was", settings.data.display()),
+        Some(_) => format!("{} were", settings.index_location()),
     }
 }
 

@@ -95,10 +95,12 @@ impl Workspace {
         let retriever = settings.load_retriever()?;
         let engine = settings.load_engine()?;
         let embedder = open::embedder(&settings)?;
+        let t = Instant::now();
         let store = match mode {
             OpenMode::CreateIfMissing => open::store_for(&settings, embedder.as_ref())?,
             OpenMode::Existing => open::existing_store(&settings)?,
         };
+        tracing::debug!("index opened in {:.3} s", t.elapsed().as_secs_f64());
         Ok(Workspace {
             logs: Logs::new(&settings.data),
             chat: crate::chat::ChatServices::new(&settings),
@@ -288,6 +290,7 @@ impl Workspace {
         let t = Instant::now();
         let vector = self.embedder.embed_query(&q.text)?;
         let embed_ms = t.elapsed().as_secs_f64() * 1000.0;
+        tracing::debug!("query embedded in {embed_ms:.1} ms (the model loads on first use)");
         let mut result = self.search(q, &vector)?;
         result.timings.embed_ms = embed_ms;
         self.logs.record_search(&result, &now())?;
@@ -362,6 +365,7 @@ impl Workspace {
         Ok(StatusResponse {
             vault: self.settings.vault.display().to_string(),
             data: self.settings.data.display().to_string(),
+            index: self.settings.index_location(),
             model: model.name,
             dim: model.dim,
             lang,

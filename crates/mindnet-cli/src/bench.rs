@@ -176,6 +176,16 @@ pub fn rss_mb() -> Option<f64> {
     status_mb("VmRSS:")
 }
 
+/// Resident memory now, split: the process's own (heap, stacks) and pages
+/// of files mapped into it (Qdrant's segments), which the kernel can drop.
+pub fn rss_split() -> String {
+    format!(
+        "{:.0} MB own + {:.0} MB mapped files",
+        status_mb("RssAnon:").unwrap_or(f64::NAN),
+        status_mb("RssFile:").unwrap_or(f64::NAN)
+    )
+}
+
 fn status_mb(field: &str) -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;

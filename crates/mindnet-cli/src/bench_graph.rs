@@ -42,11 +42,12 @@ pub fn run(args: GraphBench) -> Result<ExitCode> {
         .map(|s| s.note_id)
         .collect();
     println!(
-        "{} notes, {} edges; opened with its catalog in {:.2} s, RSS {:.0} MB",
+        "{} notes, {} edges; opened with its catalog in {:.2} s, RSS {:.0} MB ({})",
         ids.len(),
         store.counts()?.edges,
         t.elapsed().as_secs_f64(),
-        rss_mb().unwrap_or(f64::NAN)
+        rss_mb().unwrap_or(f64::NAN),
+        crate::bench::rss_split()
     );
     let mut rng = crate::vaultgen::Rng::new(args.seed);
     for i in (1..ids.len()).rev() {

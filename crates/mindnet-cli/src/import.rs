@@ -97,6 +97,11 @@ fn index(args: &ImportArgs, settings: &Settings) -> Result<ExitCode> {
         }
         None => {
             let o = mindnet_app::import(settings, &req, &crate::progress::bar())?;
+            tracing::debug!(
+                "memory: peak {:.0} MB; now {}",
+                crate::bench::peak_rss_mb().unwrap_or(f64::NAN),
+                crate::bench::rss_split()
+            );
             (o.summary, o.model, o.dim)
         }
     };
@@ -110,7 +115,7 @@ fn index(args: &ImportArgs, settings: &Settings) -> Result<ExitCode> {
             "{}",
             mindnet_render::import_text(
                 &args.vault.display().to_string(),
-                &settings.data.display().to_string(),
+                &settings.index_location(),
                 &model,
                 dim,
                 &summary

@@ -36,14 +36,13 @@ pub fn status(args: StatusArgs) -> Result<ExitCode> {
 pub fn check(args: StatusArgs) -> Result<ExitCode> {
     let s = args.settings();
     refuse_if_served(&s, "check")?;
-    let dir = &s.data;
     let report = mindnet_app::check(&s)?;
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         println!(
             "check {}: {} notes, {} chunks, {} edges ({} unresolved)",
-            dir.display(),
+            s.index_location(),
             report.notes,
             report.chunks,
             report.edges,

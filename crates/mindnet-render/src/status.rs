@@ -51,7 +51,7 @@ pub fn import_text(vault: &str, data: &str, model: &str, dim: usize, r: &SyncSum
 
 pub fn status_text(s: &StatusResponse) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "index       {}", s.data);
+    let _ = writeln!(out, "index       {}", s.index);
     let _ = writeln!(
         out,
         "model       {} ({} dims), BM25 language {}",

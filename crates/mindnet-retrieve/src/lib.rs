@@ -296,11 +296,20 @@ impl<'a> Retriever<'a> {
             .unwrap_or_else(|| intent::detect(self.engine, &q.text));
         let graph = q.graph && q.mode == Mode::Hybrid;
         let rank::Ranked { hits, relevance } = rank::rank(self, q, vector, &intent, graph)?;
+        let ranked = t.elapsed();
         let causal = if self.engine.rule(&intent).need_explanation_chain {
             Some(self.explain_causally(&intent, &relevance, q.traverse)?)
         } else {
             None
         };
+        let size = self.store.edge_cache().size();
+        tracing::debug!(
+            "ranked in {:.1} ms, causal chain in {:.1} ms; edges of {} notes read so far ({} edges)",
+            ranked.as_secs_f64() * 1000.0,
+            (t.elapsed() - ranked).as_secs_f64() * 1000.0,
+            size.notes,
+            size.edges
+        );
         Ok(QueryResult {
             query_id: random_uuid(),
             query: q.text.clone(),

@@ -226,19 +226,21 @@ impl EmbeddedStore {
                 .build()
         };
         // Loading a shard builds its payload indexes (and the chunks' BM25
-        // index) in memory: seconds on a large vault, so the three load side
-        // by side.
+        // index) in memory: seconds on a large vault, so the edges and the
+        // chunks load side by side. The notes shard first, alone: its lock
+        // is the index's lock, so two processes never each hold a part of
+        // the index and wait for the other's (a deadlock).
         let t = std::time::Instant::now();
-        let (notes, edges, chunks) = std::thread::scope(|s| {
-            let notes = s.spawn(|| open_shard(&root.join(NOTES), payload_only, indexes(NOTES)));
+        let notes = open_shard(&root.join(NOTES), payload_only, indexes(NOTES))?;
+        let (edges, chunks) = std::thread::scope(|s| {
             let edges = s.spawn(|| open_shard(&root.join(EDGES), payload_only, indexes(EDGES)));
             let chunks = open_shard(&root.join(CHUNKS), chunk_config, indexes(CHUNKS));
-            let join = |h: std::thread::ScopedJoinHandle<'_, _>| {
-                h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
-            };
-            (join(notes), join(edges), chunks)
+            let edges = edges
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (edges, chunks)
         });
-        let (notes, edges, chunks) = (notes?, edges?, chunks?);
+        let (edges, chunks) = (edges?, chunks?);
         tracing::debug!("shards loaded in {:.3} s", t.elapsed().as_secs_f64());
         let mut store = EmbeddedStore {
             dir: dir.to_path_buf(),

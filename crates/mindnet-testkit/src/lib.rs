@@ -149,18 +149,18 @@ impl Drop for Node {
 /// A single server for a test: started here, or the caller's.
 pub struct QdrantServer {
     url: String,
-    _node: Option<Node>,
+    node: Option<Node>,
 }
 
 impl QdrantServer {
     pub fn start(test: &str) -> Option<QdrantServer> {
         Some(match source(test)? {
-            Source::External(url) => QdrantServer { url, _node: None },
+            Source::External(url) => QdrantServer { url, node: None },
             Source::Binary(bin) => {
                 let node = Node::spawn(bin, None);
                 QdrantServer {
                     url: node.url(),
-                    _node: Some(node),
+                    node: Some(node),
                 }
             }
         })
@@ -168,6 +168,12 @@ impl QdrantServer {
 
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The node this test started, to kill and restart it; `None` for the
+    /// caller's server.
+    pub fn node(&mut self) -> Option<&mut Node> {
+        self.node.as_mut()
     }
 }
 

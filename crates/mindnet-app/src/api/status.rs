@@ -81,7 +81,10 @@ pub struct SyncProgress {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct StatusResponse {
     pub vault: String,
+    /// The data dir: logs, configuration, and the index when embedded.
     pub data: String,
+    /// Where the index lives: the data dir, or collections on a server.
+    pub index: String,
     pub model: String,
     pub dim: usize,
     pub lang: String,

@@ -1,0 +1,408 @@
+//! mindnet against a real Qdrant server and a 3-node cluster on loopback
+//! (`mindnet-testkit` starts them from the binary; without one the tests
+//! skip with a line that says how to run them):
+//! - import, query, ask, check, status and serve on the server, with the
+//!   same hits as the embedded index of the same vault;
+//! - `kill -9` of mindnet mid-import: the next import completes it, and the
+//!   store equals a clean import;
+//! - the server gone mid-import: a clear error, no hang; after a restart the
+//!   import completes and `check` is clean;
+//! - a cluster (3 shards, 2 replicas) answers with the same hits when a node
+//!   is killed, and converges when it is back.
+
+mod common;
+
+use common::{Server, copy_dir, demo_vault, mindnet};
+use mindnet_store::{ServerConfig, ServerStore, Store};
+use mindnet_testkit::{Cluster, QdrantServer};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn hotpotqa() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/hotpotqa-100/vault")
+}
+
+/// `mindnet ARGS` with the index on the server at `url` under `prefix`.
+fn on_server(url: &str, prefix: &str, args: &[&str]) -> Output {
+    on_server_env(url, prefix, args, &[])
+}
+
+fn on_server_env(url: &str, prefix: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mindnet"))
+        .args(args)
+        .args(["--qdrant-url", url])
+        .env("COLLECTION_PREFIX", prefix)
+        .env_remove("MINDNET_QDRANT_URL")
+        .env_remove("MINDNET_TYPES_FILE")
+        .env_remove("MINDNET_EDGE_VOCABULARY_FILE")
+        .envs(env.iter().copied())
+        .output()
+        .expect("the mindnet binary runs")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn top_notes(json: &str, k: usize) -> Vec<String> {
+    let v: Value = serde_json::from_str(json).expect("query JSON");
+    v["hits"]
+        .as_array()
+        .expect("hits")
+        .iter()
+        .take(k)
+        .map(|h| h["note_id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn config(url: &str, prefix: &str) -> ServerConfig {
+    ServerConfig {
+        prefix: prefix.into(),
+        ..ServerConfig::new(url)
+    }
+}
+
+/// Every id of the three collections on the server.
+fn server_ids(url: &str, prefix: &str) -> [BTreeSet<String>; 3] {
+    let store = ServerStore::open_existing(&config(url, prefix)).unwrap();
+    [
+        ("notes", "note_id"),
+        ("chunks", "chunk_id"),
+        ("edges", "edge_id"),
+    ]
+    .map(|(c, key)| {
+        store
+            .payloads(c)
+            .unwrap()
+            .iter()
+            .map(|m| m[key].as_str().unwrap().to_string())
+            .collect()
+    })
+}
+
+/// The write journal on the server: the notes of the batch in flight.
+fn pending(url: &str, prefix: &str) -> bool {
+    reqwest::blocking::get(format!("{url}/collections/{prefix}_notes"))
+        .ok()
+        .and_then(|r| r.json::<Value>().ok())
+        .is_some_and(|v| !v["result"]["config"]["metadata"]["pending"].is_null())
+}
+
+const QUESTIONS: [&str; 3] = [
+    "Warum habe ich mich für Qdrant entschieden?",
+    "Welche Folgen hatte die Entscheidung für lokale Modelle?",
+    "Wie hängen Notizen und Chunks zusammen?",
+];
+
+#[test]
+fn the_whole_cli_works_against_a_server() {
+    let Some(q) = QdrantServer::start("the_whole_cli_works_against_a_server") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (v, local) = (dir.path().join("v"), dir.path().join("local"));
+    copy_dir(&demo_vault(), &v);
+    copy_dir(&demo_vault(), &local);
+    let vs = v.to_str().unwrap();
+    let out = ok(&on_server(
+        q.url(),
+        "cli",
+        &["import", vs, "--embedder", "use-m3"],
+    ));
+    assert!(out.contains("collections `cli_*`"), "{out}");
+    assert!(
+        !v.join(".mindnet/qdrant").exists(),
+        "no embedded index beside the server's"
+    );
+    ok(&mindnet(&[
+        "import",
+        local.to_str().unwrap(),
+        "--embedder",
+        "use-m3",
+    ]));
+
+    // The same hits as the embedded index of the same vault.
+    for question in QUESTIONS {
+        let server = ok(&on_server(
+            q.url(),
+            "cli",
+            &["query", "--vault", vs, "--json", question],
+        ));
+        let embedded = ok(&mindnet(&[
+            "query",
+            "--vault",
+            local.to_str().unwrap(),
+            "--json",
+            question,
+        ]));
+        assert_eq!(top_notes(&server, 5), top_notes(&embedded, 5), "{question}");
+    }
+    let ask = ok(&on_server(
+        q.url(),
+        "cli",
+        &["ask", "--vault", vs, QUESTIONS[0]],
+    ));
+    assert!(ask.contains("Qdrant"), "{ask}");
+    let check = ok(&on_server(q.url(), "cli", &["check", vs]));
+    assert!(check.contains("no problems found"), "{check}");
+    let status = ok(&on_server(q.url(), "cli", &["status", vs]));
+    assert!(
+        status.contains(q.url()) && status.contains("use-m3"),
+        "{status}"
+    );
+
+    // Nothing changed: the second import writes nothing. The URL may also
+    // come from the environment.
+    let again = Command::new(env!("CARGO_BIN_EXE_mindnet"))
+        .args(["import", vs, "--json"])
+        .env("MINDNET_QDRANT_URL", q.url())
+        .env("COLLECTION_PREFIX", "cli")
+        .output()
+        .unwrap();
+    let summary: Value = serde_json::from_str(ok(&again).trim()).unwrap();
+    assert_eq!(summary["new"], 0, "{summary}");
+    assert_eq!(summary["changed"], 0, "{summary}");
+
+    // Another model is refused, naming the collections; nothing is touched.
+    let other = on_server(q.url(), "cli", &["import", vs, "--embedder", "e5-small"]);
+    assert!(!other.status.success());
+    let err = String::from_utf8_lossy(&other.stderr);
+    assert!(err.contains("`cli_*`") && err.contains("use-m3"), "{err}");
+
+    // `serve` on the server's index.
+    let server = Server::start_with(
+        &v,
+        &["--no-watch", "--qdrant-url", q.url()],
+        &[("COLLECTION_PREFIX", "cli")],
+    );
+    server.wait_ready();
+    let (st, body) = server.post("/query", &serde_json::json!({ "text": QUESTIONS[0] }));
+    assert_eq!(st, 200, "{body}");
+    assert!(!body["hits"].as_array().unwrap().is_empty());
+    let (st, body) = server.get("/status");
+    assert_eq!(st, 200);
+    assert_eq!(
+        body["index"],
+        format!("the collections `cli_*` at {}", q.url())
+    );
+}
+
+#[test]
+fn clear_errors_for_a_wrong_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    copy_dir(&demo_vault(), &v);
+    let vs = v.to_str().unwrap();
+    let port = common::free_port();
+    let t = Instant::now();
+    let out = on_server(
+        &format!("http://127.0.0.1:{port}"),
+        "x",
+        &["import", vs, "--embedder", "use-m3"],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot reach the Qdrant server"), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(30), "no hang");
+    let out = on_server(
+        &format!("http://127.0.0.1:{port}"),
+        "x",
+        &["query", "--vault", vs, "Qdrant"],
+    );
+    assert!(!out.status.success());
+    let out = on_server("127.0.0.1:6333", "x", &["status", vs]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not an http(s) URL"), "{err}");
+}
+
+/// Starts an import of hotpotqa-100 on the server and returns it once the
+/// third batch is in flight.
+fn import_until_third_batch(url: &str, prefix: &str, vault: &Path) -> std::process::Child {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mindnet"))
+        .args(["import", vault.to_str().unwrap(), "--embedder", "use-m3"])
+        .args(["--qdrant-url", url])
+        .env("COLLECTION_PREFIX", prefix)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let (mut batches, mut was) = (0, false);
+    loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "never reached a third batch"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the import finished before the third batch"
+        );
+        let now = pending(url, prefix);
+        if now && !was {
+            batches += 1;
+        }
+        was = now;
+        if now && batches >= 3 {
+            return child;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn sigkill_mid_import_against_a_server_then_reimport_equals_a_clean_import() {
+    let Some(q) = QdrantServer::start("sigkill_mid_import_against_a_server") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    copy_dir(&hotpotqa(), &v);
+    let mut child = import_until_third_batch(q.url(), "killed", &v);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(pending(q.url(), "killed"), "killed with a batch in flight");
+
+    ok(&on_server(
+        q.url(),
+        "killed",
+        &["import", v.to_str().unwrap()],
+    ));
+    assert!(!pending(q.url(), "killed"));
+    ok(&on_server(
+        q.url(),
+        "clean",
+        &["import", v.to_str().unwrap(), "--embedder", "use-m3"],
+    ));
+    let (a, b) = (server_ids(q.url(), "killed"), server_ids(q.url(), "clean"));
+    for (i, name) in ["notes", "chunks", "edges"].iter().enumerate() {
+        assert!(!b[i].is_empty());
+        assert_eq!(a[i], b[i], "{name} differ after the crash");
+    }
+    ok(&on_server(
+        q.url(),
+        "killed",
+        &["check", v.to_str().unwrap()],
+    ));
+}
+
+#[test]
+fn the_server_gone_mid_import_is_a_clear_error_and_the_next_import_completes() {
+    let Some(mut q) = QdrantServer::start("the_server_gone_mid_import") else {
+        return;
+    };
+    let url = q.url().to_string();
+    let Some(node) = q.node() else {
+        eprintln!("skipping: the server is the caller's; this test must kill its own");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    copy_dir(&hotpotqa(), &v);
+    let child = import_until_third_batch(&url, "gone", &v);
+    node.kill();
+    let t = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success());
+    assert!(t.elapsed() < Duration::from_secs(90), "no hang");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot reach the Qdrant server"), "{err}");
+
+    node.restart();
+    ok(&on_server(&url, "gone", &["import", v.to_str().unwrap()]));
+    ok(&on_server(&url, "gone", &["check", v.to_str().unwrap()]));
+    ok(&on_server(
+        &url,
+        "fresh",
+        &["import", v.to_str().unwrap(), "--embedder", "use-m3"],
+    ));
+    assert_eq!(server_ids(&url, "gone"), server_ids(&url, "fresh"));
+}
+
+#[test]
+fn a_cluster_answers_with_a_node_down_and_converges_when_it_is_back() {
+    let Some(mut cluster) = Cluster::start("a_cluster_answers_with_a_node_down", 3) else {
+        return;
+    };
+    let url = cluster.nodes[0].url();
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    copy_dir(&hotpotqa(), &v);
+    let vs = v.to_str().unwrap();
+    let layout = [
+        ("MINDNET_QDRANT_SHARDS", "3"),
+        ("MINDNET_QDRANT_REPLICAS", "2"),
+    ];
+    ok(&on_server_env(
+        &url,
+        "ha",
+        &["import", vs, "--embedder", "use-m3"],
+        &layout,
+    ));
+    let info: Value = reqwest::blocking::get(format!("{url}/collections/ha_chunks"))
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(info["result"]["config"]["params"]["shard_number"], 3);
+    assert_eq!(info["result"]["config"]["params"]["replication_factor"], 2);
+
+    let questions = [
+        "Which magazine was started first, Arthur's Magazine or First for Women?",
+        "Were Scott Derrickson and Ed Wood of the same nationality?",
+        "What government position was held by the woman who portrayed Corliss Archer?",
+    ];
+    let answers = |label: &str| -> Vec<Vec<String>> {
+        questions
+            .iter()
+            .map(|question| {
+                let out = on_server(&url, "ha", &["query", "--vault", vs, "--json", question]);
+                top_notes(&ok(&out), 5)
+            })
+            .inspect(|hits| assert!(!hits.is_empty(), "{label}: no hits"))
+            .collect()
+    };
+    let before = answers("all nodes up");
+    cluster.nodes[2].kill();
+    assert_eq!(answers("one node down"), before);
+    let check = ok(&on_server(&url, "ha", &["check", vs]));
+    assert!(check.contains("no problems found"), "{check}");
+
+    cluster.nodes[2].restart();
+    cluster.wait_peers(3);
+    // Converged: every shard replica active again.
+    let started = Instant::now();
+    loop {
+        let c: Value = reqwest::blocking::get(format!("{url}/collections/ha_chunks/cluster"))
+            .unwrap()
+            .json()
+            .unwrap();
+        let r = &c["result"];
+        let states: Vec<&str> = r["local_shards"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .chain(r["remote_shards"].as_array().into_iter().flatten())
+            .filter_map(|s| s["state"].as_str())
+            .collect();
+        if states.len() == 6 && states.iter().all(|s| *s == "Active") {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "replicas not active again: {states:?}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let check = ok(&on_server(&url, "ha", &["check", vs]));
+    assert!(check.contains("no problems found"), "{check}");
+    assert_eq!(answers("node back"), before);
+}
