@@ -14,6 +14,7 @@ pub fn demo_vault() -> PathBuf {
 /// a test's copy never carries an index that an earlier run (or the README's
 /// main command) built, perhaps with another model.
 pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let p = entry.unwrap().path();
         if p.file_name().is_some_and(|n| n == ".mindnet") {
