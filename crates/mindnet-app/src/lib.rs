@@ -21,6 +21,7 @@ pub mod eval_router;
 mod graph;
 mod import;
 mod lint;
+pub mod migrate;
 mod open;
 mod read;
 pub mod settings;

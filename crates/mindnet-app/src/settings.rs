@@ -146,7 +146,7 @@ fn llm_setting() -> LlmSetting {
 }
 
 /// The server store's settings: the URL given, the rest from the environment.
-fn server_config(url: &str) -> ServerConfig {
+pub(crate) fn server_config(url: &str) -> ServerConfig {
     let count = |name: &str| {
         var(name)
             .and_then(|v| v.trim().parse::<u32>().ok())

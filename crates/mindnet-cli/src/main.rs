@@ -65,6 +65,9 @@ enum Command {
     Status(store_cmd::StatusArgs),
     /// Integrity check of an index: dangling edges, orphans, broken chains, indexes.
     Check(store_cmd::StatusArgs),
+    /// Move an index between a data dir and a Qdrant server (either way)
+    /// without re-embedding; checks that both hold the same ids.
+    Migrate(store_cmd::MigrateArgs),
     /// Serve the index over HTTP (127.0.0.1:8001): one warm process that
     /// keeps the model loaded and the index up to date with the vault.
     Serve(serve_cmd::ServeArgs),
@@ -96,6 +99,7 @@ fn main() -> ExitCode {
         Command::Chain(args) => lint_cmd::chain(args),
         Command::Status(args) => store_cmd::status(args),
         Command::Check(args) => store_cmd::check(args),
+        Command::Migrate(args) => store_cmd::migrate(args),
         Command::Serve(args) => serve_cmd::run(args),
         Command::Mcp(args) => serve_cmd::mcp(args),
         Command::Models(cmd) => store_cmd::models(cmd),

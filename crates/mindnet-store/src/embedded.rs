@@ -7,7 +7,7 @@ use crate::payload::{
 };
 use crate::{
     Catalog, ChunkFilter, ChunkHit, CollectionIndexes, Counts, EdgeCache, NoteState, NoteWrite,
-    Store, StoreError,
+    Store, StoreError, StoredNote,
 };
 use mindnet_core::ids::point_id;
 use mindnet_core::{Chunk, Edge, Note};
@@ -312,6 +312,20 @@ impl EmbeddedStore {
         filter: Option<Filter>,
         with_payload: WithPayloadInterface,
     ) -> Result<Vec<Map<String, Value>>, StoreError> {
+        Ok(self
+            .scroll_records(shard, filter, with_payload, WithVector::Bool(false))?
+            .into_iter()
+            .filter_map(|r| r.payload.map(|p| p.0))
+            .collect())
+    }
+
+    fn scroll_records(
+        &self,
+        shard: &EdgeShard,
+        filter: Option<Filter>,
+        with_payload: WithPayloadInterface,
+        with_vector: WithVector,
+    ) -> Result<Vec<qdrant_edge::Record>, StoreError> {
         let mut out = Vec::new();
         let mut offset = None;
         loop {
@@ -320,10 +334,10 @@ impl EmbeddedStore {
                 limit: Some(PAGE),
                 filter: filter.clone(),
                 with_payload: Some(with_payload.clone()),
-                with_vector: WithVector::Bool(false),
+                with_vector: with_vector.clone(),
                 order_by: None,
             })?;
-            out.extend(records.into_iter().filter_map(|r| r.payload.map(|p| p.0)));
+            out.extend(records);
             match next {
                 Some(n) => offset = Some(n),
                 None => return Ok(out),
@@ -566,6 +580,42 @@ impl Store for EmbeddedStore {
             WithPayloadInterface::Bool(true)
         };
         self.scroll(self.shard(collection), None, with)
+    }
+
+    fn export(&self, note_ids: &[String]) -> Result<Vec<StoredNote>, StoreError> {
+        if note_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let owned = || {
+            Filter::new_must(Condition::Field(FieldCondition::new_match(
+                jp("note_id"),
+                Match::from(note_ids.to_vec()),
+            )))
+        };
+        let all = WithPayloadInterface::Bool(true);
+        let notes = self.scroll(&self.notes, Some(owned()), all.clone())?;
+        let chunks = self
+            .scroll_records(
+                &self.chunks,
+                Some(owned()),
+                all.clone(),
+                WithVector::Selector(vec![DENSE.into()]),
+            )?
+            .into_iter()
+            .filter_map(|r| {
+                let payload = r.payload?.0;
+                let dense = match r.vector? {
+                    VectorStructInternal::Named(mut v) => match v.remove(DENSE)? {
+                        qdrant_edge::VectorInternal::Dense(d) => d,
+                        _ => return None,
+                    },
+                    _ => return None,
+                };
+                Some((payload, dense))
+            })
+            .collect();
+        let edges = self.scroll(&self.edges, Some(owned()), all)?;
+        payload::stored_notes(note_ids, notes, chunks, edges)
     }
 
     fn payload_indexes(&self) -> Result<Vec<CollectionIndexes>, StoreError> {

@@ -132,6 +132,33 @@ pub struct Counts {
     pub unresolved: usize,
 }
 
+/// Everything stored for one note, vectors included: what moves when an
+/// index moves between backends (`mindnet migrate`), without re-embedding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredNote {
+    pub note: Note,
+    pub chunks_digest: String,
+    pub edges_digest: String,
+    /// Sorted by `ord`, each with its dense vector.
+    pub chunks: Vec<Chunk>,
+    pub vectors: Vec<Vec<f32>>,
+    pub edges: Vec<Edge>,
+}
+
+impl StoredNote {
+    /// The write that stores this note again, as it was.
+    pub fn as_write(&self) -> NoteWrite<'_> {
+        NoteWrite {
+            note: &self.note,
+            chunks: &self.chunks,
+            vectors: Some(&self.vectors),
+            edges: &self.edges,
+            chunks_digest: &self.chunks_digest,
+            edges_digest: &self.edges_digest,
+        }
+    }
+}
+
 /// Which chunks a search may return. Empty lists allow everything.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ChunkFilter {
@@ -191,6 +218,9 @@ pub trait Store: Send + Sync {
     ) -> Result<Vec<serde_json::Map<String, serde_json::Value>>, StoreError>;
     /// Indexed payload fields per collection, as Qdrant reports them.
     fn payload_indexes(&self) -> Result<Vec<CollectionIndexes>, StoreError>;
+    /// Everything stored for these notes, vectors included, in the order
+    /// asked; unknown ids are left out.
+    fn export(&self, note_ids: &[String]) -> Result<Vec<StoredNote>, StoreError>;
     /// Every edge touching a note, from the cache or by two filtered reads.
     fn note_edges(&self, note_id: &str) -> Result<std::sync::Arc<NoteEdges>, StoreError> {
         self.edge_cache().get_or_load(note_id, || {

@@ -144,3 +144,57 @@ pub fn validate(w: &NoteWrite<'_>, dim: usize) -> Result<(), StoreError> {
     }
     Ok(())
 }
+
+/// Groups exported points by note, in the order the notes were asked for:
+/// note payloads, and chunks (with their vectors) and edges of any order.
+pub fn stored_notes(
+    asked: &[String],
+    notes: Vec<Map<String, Value>>,
+    chunks: Vec<(Map<String, Value>, Vec<f32>)>,
+    edges: Vec<Map<String, Value>>,
+) -> Result<Vec<crate::StoredNote>, StoreError> {
+    use mindnet_core::{Chunk, Edge, Note};
+    use std::collections::HashMap;
+    let mut by_id: HashMap<String, crate::StoredNote> = HashMap::new();
+    for m in notes {
+        let chunks_digest = string_field(&m, "chunks_digest");
+        let edges_digest = string_field(&m, "edges_digest");
+        let note: Note = decode(NOTES)(m)?;
+        by_id.insert(
+            note.note_id.clone(),
+            crate::StoredNote {
+                note,
+                chunks_digest,
+                edges_digest,
+                chunks: Vec::new(),
+                vectors: Vec::new(),
+                edges: Vec::new(),
+            },
+        );
+    }
+    let mut chunk_list: Vec<(Chunk, Vec<f32>)> = chunks
+        .into_iter()
+        .map(|(m, v)| Ok((decode::<Chunk>(CHUNKS)(m)?, v)))
+        .collect::<Result<_, StoreError>>()?;
+    chunk_list.sort_by_key(|(c, _)| c.ord);
+    for (c, v) in chunk_list {
+        if let Some(n) = by_id.get_mut(&c.note_id) {
+            n.chunks.push(c);
+            n.vectors.push(v);
+        }
+    }
+    for m in edges {
+        let e: Edge = decode(EDGES)(m)?;
+        if let Some(n) = by_id.get_mut(&e.note_id) {
+            n.edges.push(e);
+        }
+    }
+    Ok(asked
+        .iter()
+        .filter_map(|id| by_id.remove(id))
+        .map(|mut n| {
+            n.edges.sort_by(|a, b| a.edge_id.cmp(&b.edge_id));
+            n
+        })
+        .collect())
+}

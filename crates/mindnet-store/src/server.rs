@@ -21,7 +21,7 @@ use crate::payload::{
 use crate::rest::Rest;
 use crate::{
     Catalog, ChunkFilter, ChunkHit, CollectionIndexes, Counts, EdgeCache, NoteWrite, Store,
-    StoreError,
+    StoreError, StoredNote,
 };
 use mindnet_core::ids::point_id;
 use mindnet_core::{Chunk, Edge, Note};
@@ -612,6 +612,41 @@ impl Store for ServerStore {
             json!(true)
         };
         self.scroll(collection, None, with)
+    }
+
+    fn export(&self, note_ids: &[String]) -> Result<Vec<StoredNote>, StoreError> {
+        if note_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let owned = || Some(must(vec![match_any("note_id", note_ids)]));
+        let notes = self.scroll(NOTES, owned(), json!(true))?;
+        let mut chunks = Vec::new();
+        let mut offset = Value::Null;
+        loop {
+            let mut body = json!({
+                "limit": PAGE,
+                "with_payload": true,
+                "with_vector": [DENSE],
+                "filter": owned(),
+            });
+            if !offset.is_null() {
+                body["offset"] = offset;
+            }
+            let page = self.post(CHUNKS, "/points/scroll", body)?;
+            for p in page["points"].as_array().into_iter().flatten() {
+                let dense: Option<Vec<f32>> =
+                    serde_json::from_value(p["vector"][DENSE].clone()).ok();
+                if let (Some(m), Some(v)) = (object(p["payload"].clone()), dense) {
+                    chunks.push((m, v));
+                }
+            }
+            offset = page["next_page_offset"].clone();
+            if offset.is_null() {
+                break;
+            }
+        }
+        let edges = self.scroll(EDGES, owned(), json!(true))?;
+        payload::stored_notes(note_ids, notes, chunks, edges)
     }
 
     fn payload_indexes(&self) -> Result<Vec<CollectionIndexes>, StoreError> {
