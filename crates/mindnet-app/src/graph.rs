@@ -49,6 +49,7 @@ impl Workspace {
         let mut frontier = vec![start.note_id.clone()];
         'walk: for d in 1..=hops {
             let mut next = Vec::new();
+            store.prefetch_edges(&frontier)?;
             for note in &frontier {
                 let around = store.note_edges(note)?;
                 for n in around.neighbors(vocab) {
@@ -191,6 +192,7 @@ fn edges_within(
     let mut edges: BTreeMap<String, mindnet_core::Edge> = BTreeMap::new();
     for _ in 0..hops {
         let mut next = Vec::new();
+        store.prefetch_edges(&frontier)?;
         for note in &frontier {
             let around = store.note_edges(note)?;
             for e in around.out.iter().chain(&around.incoming) {

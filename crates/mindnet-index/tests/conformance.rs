@@ -262,6 +262,32 @@ fn conformance<S: Store>(dir: &Path, open: impl Fn() -> S) {
     let store = RwLock::new(open());
     assert_eq!(ids(&*store.read().unwrap()), before);
 
+    // A batched read of neighbourhoods fills the cache with what single
+    // reads give.
+    {
+        let s = store.read().unwrap();
+        let asked = [keller.clone(), pumpe.clone(), "no-such-note".to_string()];
+        s.prefetch_edges(&asked).unwrap();
+        assert_eq!(s.edge_cache().size().notes, 3);
+        let cached = s.note_edges(&keller).unwrap();
+        assert_eq!(cached.out, s.edges_of(&keller).unwrap());
+        assert_eq!(
+            cached.incoming,
+            s.edges_into(std::slice::from_ref(&keller)).unwrap()
+        );
+        assert!(!cached.incoming.is_empty());
+        assert_eq!(
+            s.note_edges(&pumpe).unwrap().out,
+            s.edges_of(&pumpe).unwrap()
+        );
+        assert!(s.note_edges("no-such-note").unwrap().out.is_empty());
+        let both = s.edges_of_notes(&asked).unwrap();
+        assert_eq!(
+            both.len(),
+            s.edges_of(&keller).unwrap().len() + s.edges_of(&pumpe).unwrap().len()
+        );
+    }
+
     // Deletes: the note and everything it wrote go; links to it stay, as
     // unresolved edges of their owners.
     std::fs::remove_file(v.join("Nasse Keller.md")).unwrap();

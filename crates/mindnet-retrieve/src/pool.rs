@@ -92,6 +92,7 @@ impl Retriever<'_> {
         let mut added = Vec::new();
         for _ in 0..cfg.depth {
             let mut next = Vec::new();
+            self.store.prefetch_edges(&frontier)?;
             for note in &frontier {
                 for other in self.linked_notes(note)? {
                     if added.len() >= cfg.max_notes {
@@ -154,6 +155,12 @@ impl Retriever<'_> {
         };
         let seed_ids: HashSet<&str> = seeds.iter().map(|s| s.chunk_id.as_str()).collect();
 
+        if graph {
+            let mut candidates: Vec<String> = dense.values().map(|h| h.note_id.clone()).collect();
+            candidates.sort();
+            candidates.dedup();
+            self.store.prefetch_edges(&candidates)?;
+        }
         let mut note_index: BTreeMap<String, usize> = BTreeMap::new();
         let mut notes: Vec<PoolNote> = Vec::new();
         let mut sorted: Vec<(&String, &ChunkHit)> = dense.iter().collect();

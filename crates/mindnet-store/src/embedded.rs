@@ -552,6 +552,15 @@ impl Store for EmbeddedStore {
         self.edges_where(note_filter(note_id))
     }
 
+    fn edges_of_notes(&self, note_ids: &[String]) -> Result<Vec<Edge>, StoreError> {
+        if note_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.edges_where(Filter::new_must(Condition::Field(
+            FieldCondition::new_match(jp("note_id"), Match::from(note_ids.to_vec())),
+        )))
+    }
+
     fn edges_into(&self, targets: &[String]) -> Result<Vec<Edge>, StoreError> {
         if targets.is_empty() {
             return Ok(Vec::new());

@@ -158,6 +158,23 @@ impl EdgeCache {
         Ok(loaded)
     }
 
+    /// Of these notes, those whose edges are not cached, each once.
+    pub fn missing(&self, note_ids: &[String]) -> Vec<String> {
+        let inner = self.lock();
+        let mut seen = HashSet::new();
+        note_ids
+            .iter()
+            .filter(|id| !inner.entries.contains_key(id.as_str()) && seen.insert(id.as_str()))
+            .cloned()
+            .collect()
+    }
+
+    /// Caches a neighbourhood read elsewhere (a batched read).
+    pub fn insert(&self, edges: NoteEdges) {
+        let id = edges.note_id.clone();
+        let _ = self.get_or_load(&id, || Ok::<_, ()>(edges));
+    }
+
     /// Forgets everything a write of these notes (replaced or deleted) can
     /// have changed: their own entries, the entries their new edges point
     /// at, and every entry holding an edge they owned before.

@@ -203,6 +203,8 @@ pub trait Store: Send + Sync {
     fn chunks_of(&self, note_id: &str) -> Result<Vec<Chunk>, StoreError>;
     /// The edges a note owns, sorted by edge id.
     fn edges_of(&self, note_id: &str) -> Result<Vec<Edge>, StoreError>;
+    /// The edges these notes own, sorted by edge id.
+    fn edges_of_notes(&self, note_ids: &[String]) -> Result<Vec<Edge>, StoreError>;
     /// The edges whose target is one of these ids exactly (a note id, or a
     /// raw title while unresolved), sorted by edge id.
     fn edges_into(&self, targets: &[String]) -> Result<Vec<Edge>, StoreError>;
@@ -230,6 +232,40 @@ pub trait Store: Send + Sync {
                 incoming: self.edges_into(&[note_id.to_string()])?,
             })
         })
+    }
+    /// Reads the neighbourhoods of these notes that are not cached, with two
+    /// filtered reads for all of them: a walk asks for a whole frontier at
+    /// once, so against a server a hop costs two round trips, not two per
+    /// note.
+    fn prefetch_edges(&self, note_ids: &[String]) -> Result<(), StoreError> {
+        let missing = self.edge_cache().missing(note_ids);
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let mut by_note: std::collections::HashMap<&str, NoteEdges> = missing
+            .iter()
+            .map(|id| {
+                let e = NoteEdges {
+                    note_id: id.clone(),
+                    ..Default::default()
+                };
+                (id.as_str(), e)
+            })
+            .collect();
+        for e in self.edges_of_notes(&missing)? {
+            if let Some(n) = by_note.get_mut(e.note_id.as_str()) {
+                n.out.push(e);
+            }
+        }
+        for e in self.edges_into(&missing)? {
+            if let Some(n) = by_note.get_mut(e.target_id.as_str()) {
+                n.incoming.push(e);
+            }
+        }
+        for (_, edges) in by_note {
+            self.edge_cache().insert(edges);
+        }
+        Ok(())
     }
     fn note(&self, note_id: &str) -> Result<Option<Note>, StoreError>;
     /// Nearest chunks by cosine similarity of the dense vectors.

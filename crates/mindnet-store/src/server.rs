@@ -590,6 +590,13 @@ impl Store for ServerStore {
         self.edges_where(must(vec![match_value("note_id", json!(note_id))]))
     }
 
+    fn edges_of_notes(&self, note_ids: &[String]) -> Result<Vec<Edge>, StoreError> {
+        if note_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.edges_where(must(vec![match_any("note_id", note_ids)]))
+    }
+
     fn edges_into(&self, targets: &[String]) -> Result<Vec<Edge>, StoreError> {
         if targets.is_empty() {
             return Ok(Vec::new());

@@ -242,7 +242,11 @@ impl Retriever<'_> {
             let on_path: HashSet<&str> = std::iter::once(open.start.as_str())
                 .chain(open.steps.iter().map(|s| s.to.as_str()))
                 .collect();
-            for step in self.causal_steps(&here, kinds, toward)? {
+            let steps = self.causal_steps(&here, kinds, toward)?;
+            // The next expansions come from these: read their edges at once.
+            let ahead: Vec<String> = steps.iter().map(|s| s.to.clone()).collect();
+            self.store.prefetch_edges(&ahead)?;
+            for step in steps {
                 if on_path.contains(step.to.as_str()) {
                     continue;
                 }
