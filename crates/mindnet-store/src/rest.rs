@@ -70,7 +70,8 @@ impl Rest {
             return Ok(None);
         }
         let text = resp.text().map_err(|e| self.transport(&method, path, &e))?;
-        let value: Value = serde_json::from_str(&text).unwrap_or_else(|_| json!({ "raw": text }));
+        let mut value: Value =
+            serde_json::from_str(&text).unwrap_or_else(|_| json!({ "raw": text }));
         if !status.is_success() {
             let detail = value["status"]["error"]
                 .as_str()
@@ -87,7 +88,7 @@ impl Rest {
                 message: format!("{method} {path}: {status}: {detail}{hint}"),
             });
         }
-        Ok(Some(value["result"].clone()))
+        Ok(Some(value["result"].take()))
     }
 
     /// The `result` of a request whose target must exist.

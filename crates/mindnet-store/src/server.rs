@@ -324,11 +324,16 @@ impl ServerStore {
             if !offset.is_null() {
                 body["offset"] = offset;
             }
-            let page = self.post(collection, "/points/scroll", body)?;
-            if let Some(points) = page["points"].as_array() {
-                out.extend(points.iter().filter_map(|p| object(p["payload"].clone())));
+            let mut page = self.post(collection, "/points/scroll", body)?;
+            if let Some(points) = page["points"].as_array_mut() {
+                // Taken, not cloned: a page of edges is megabytes of JSON.
+                out.extend(
+                    points
+                        .iter_mut()
+                        .filter_map(|p| object(p["payload"].take())),
+                );
             }
-            offset = page["next_page_offset"].clone();
+            offset = page["next_page_offset"].take();
             if offset.is_null() {
                 return Ok(out);
             }
@@ -639,15 +644,15 @@ impl Store for ServerStore {
             if !offset.is_null() {
                 body["offset"] = offset;
             }
-            let page = self.post(CHUNKS, "/points/scroll", body)?;
-            for p in page["points"].as_array().into_iter().flatten() {
+            let mut page = self.post(CHUNKS, "/points/scroll", body)?;
+            for p in page["points"].as_array_mut().into_iter().flatten() {
                 let dense: Option<Vec<f32>> =
-                    serde_json::from_value(p["vector"][DENSE].clone()).ok();
-                if let (Some(m), Some(v)) = (object(p["payload"].clone()), dense) {
+                    serde_json::from_value(p["vector"][DENSE].take()).ok();
+                if let (Some(m), Some(v)) = (object(p["payload"].take()), dense) {
                     chunks.push((m, v));
                 }
             }
-            offset = page["next_page_offset"].clone();
+            offset = page["next_page_offset"].take();
             if offset.is_null() {
                 break;
             }
@@ -739,14 +744,14 @@ impl Store for ServerStore {
             return Ok(Vec::new());
         }
         let points: Vec<String> = ids.iter().map(|c| uuid(c)).collect();
-        let found = self.post(
+        let mut found = self.post(
             CHUNKS,
             "/points",
             json!({ "ids": points, "with_payload": true }),
         )?;
         let mut by_id: HashMap<String, Chunk> = HashMap::new();
-        for p in found.as_array().into_iter().flatten() {
-            if let Some(m) = object(p["payload"].clone()) {
+        for p in found.as_array_mut().into_iter().flatten() {
+            if let Some(m) = object(p["payload"].take()) {
                 let c: Chunk = decode(CHUNKS)(m)?;
                 by_id.insert(c.chunk_id.clone(), c);
             }
