@@ -238,7 +238,7 @@ pub fn evaluate(
     let model = ws.embedder().id().name.clone();
     say(&format!(
         "index {}: {} notes, {} chunks, {} edges ({model}, {} new, {} changed)",
-        settings.data.display(),
+        settings.index_location(),
         sync.notes,
         sync.chunks,
         sync.edges,

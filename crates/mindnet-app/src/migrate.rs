@@ -7,7 +7,6 @@
 
 use crate::{AppError, Progress};
 use mindnet_store::{EmbeddedStore, ModelInfo, ServerConfig, ServerStore, Store, StoreMeta};
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -137,7 +136,7 @@ pub fn migrate(
         )));
     }
     for collection in ["notes", "chunks", "edges"] {
-        if ids_of(&*source, collection)? != ids_of(&*target, collection)? {
+        if mindnet_store::ids(&*source, collection)? != mindnet_store::ids(&*target, collection)? {
             return Err(AppError::internal(format!(
                 "the copy differs: the {collection} of {} and {} are not the same ids",
                 from.describe(),
@@ -154,17 +153,4 @@ pub fn migrate(
         edges: a.edges,
         seconds: started.elapsed().as_secs_f64(),
     })
-}
-
-fn ids_of(store: &dyn Store, collection: &str) -> Result<BTreeSet<String>, AppError> {
-    let key = match collection {
-        "notes" => "note_id",
-        "chunks" => "chunk_id",
-        _ => "edge_id",
-    };
-    Ok(store
-        .payloads(collection)?
-        .iter()
-        .filter_map(|m| m.get(key).and_then(|v| v.as_str()).map(str::to_string))
-        .collect())
 }

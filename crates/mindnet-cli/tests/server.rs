@@ -13,7 +13,7 @@
 mod common;
 
 use common::{Server, copy_dir, demo_vault, mindnet};
-use mindnet_store::{ServerConfig, ServerStore, Store};
+use mindnet_store::{ServerConfig, ServerStore};
 use mindnet_testkit::{Cluster, QdrantServer};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -75,19 +75,7 @@ fn config(url: &str, prefix: &str) -> ServerConfig {
 /// Every id of the three collections on the server.
 fn server_ids(url: &str, prefix: &str) -> [BTreeSet<String>; 3] {
     let store = ServerStore::open_existing(&config(url, prefix)).unwrap();
-    [
-        ("notes", "note_id"),
-        ("chunks", "chunk_id"),
-        ("edges", "edge_id"),
-    ]
-    .map(|(c, key)| {
-        store
-            .payloads(c)
-            .unwrap()
-            .iter()
-            .map(|m| m[key].as_str().unwrap().to_string())
-            .collect()
-    })
+    ["notes", "chunks", "edges"].map(|c| mindnet_store::ids(&store, c).unwrap())
 }
 
 /// The write journal on the server: the notes of the batch in flight.

@@ -186,3 +186,21 @@ pub fn check<S: Store + ?Sized>(store: &S) -> Result<CheckReport, StoreError> {
         })
     }
 }
+
+/// Every string id of a collection (`notes`, `chunks` or `edges`): two
+/// stores hold the same index when these agree.
+pub fn ids<S: Store + ?Sized>(
+    store: &S,
+    collection: &str,
+) -> Result<std::collections::BTreeSet<String>, StoreError> {
+    let key = match collection {
+        NOTES => "note_id",
+        CHUNKS => "chunk_id",
+        _ => "edge_id",
+    };
+    Ok(store
+        .payloads(collection)?
+        .iter()
+        .filter_map(|m| m.get(key).and_then(Value::as_str).map(str::to_string))
+        .collect())
+}

@@ -19,7 +19,7 @@ mod search;
 mod server;
 
 pub use catalog::Catalog;
-pub use check::{CheckReport, CollectionIndexes, Problem, check};
+pub use check::{CheckReport, CollectionIndexes, Problem, check, ids};
 pub use embedded::EmbeddedStore;
 pub use graph::{CACHE_EDGES, CacheSize, EdgeCache, Neighbor, NoteEdges};
 pub use meta::{ModelInfo, StoreMeta, now_rfc3339 as meta_now};

@@ -1,7 +1,6 @@
 //! Runs the real `mindnet` binary and reads its JSON Lines.
 #![allow(dead_code)]
 
-use mindnet_store::Store;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -228,19 +227,7 @@ pub fn import_m3(vault: &Path) {
 /// Every string id in the three collections of the index in `data`.
 pub fn ids(data: &Path) -> [std::collections::BTreeSet<String>; 3] {
     let store = mindnet_store::EmbeddedStore::open_existing(data).unwrap();
-    [
-        ("notes", "note_id"),
-        ("chunks", "chunk_id"),
-        ("edges", "edge_id"),
-    ]
-    .map(|(c, key)| {
-        store
-            .payloads(c)
-            .unwrap()
-            .iter()
-            .map(|m| m[key].as_str().unwrap().to_string())
-            .collect()
-    })
+    ["notes", "chunks", "edges"].map(|c| mindnet_store::ids(&store, c).unwrap())
 }
 
 /// A real llama.cpp server with SmolLM2-135M on a free loopback port.
