@@ -182,7 +182,12 @@ impl Server {
     }
 
     pub fn post(&self, path: &str, body: &Value) -> (u16, Value) {
-        let r = reqwest::blocking::Client::new()
+        // A whole answer of the test LLM takes 25–50 s on two busy cores,
+        // beyond reqwest's default 30 s; the server's own timeout still holds.
+        let r = reqwest::blocking::Client::builder()
+            .timeout(std::time::Duration::from_secs(180))
+            .build()
+            .expect("an HTTP client")
             .post(self.url(path))
             .json(body)
             .send()
