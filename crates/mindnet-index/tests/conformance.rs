@@ -5,46 +5,19 @@
 //! writes through `mindnet_index::sync`, with a deterministic test embedder
 //! (hashed words), so no model is needed.
 
-use mindnet_embed::{EmbedError, Embedder, ModelId};
 use mindnet_ingest::{Config, ImportOptions};
 use mindnet_store::{
     ChunkFilter, EmbeddedStore, ModelInfo, ServerConfig, ServerStore, Store, StoreError,
 };
-use mindnet_testkit::QdrantServer;
+use mindnet_testkit::{QdrantServer, Words};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::RwLock;
 
 const DIM: usize = 32;
 
-struct Words(ModelId);
-
 fn vector(text: &str) -> Vec<f32> {
-    let mut v = [0f32; DIM];
-    for w in text.to_lowercase().split(|c: char| !c.is_alphanumeric()) {
-        if w.chars().count() < 3 {
-            continue;
-        }
-        let h = w.bytes().fold(2_166_136_261u32, |h, b| {
-            (h ^ u32::from(b)).wrapping_mul(16_777_619)
-        });
-        v[h as usize % DIM] += 1.0;
-    }
-    v[0] += 0.01; // never all zero
-    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    v.iter().map(|x| x / n).collect()
-}
-
-impl Embedder for Words {
-    fn id(&self) -> &ModelId {
-        &self.0
-    }
-    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ok(texts.iter().map(|t| vector(t)).collect())
-    }
-    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        Ok(vector(text))
-    }
+    Words::new(DIM).vector(text)
 }
 
 fn model() -> ModelInfo {
@@ -95,10 +68,7 @@ fn sync<S: Store>(
     store: &RwLock<S>,
     sync_deletes: bool,
 ) -> mindnet_index::SyncReport {
-    let embedder = Words(ModelId {
-        name: "test-words".into(),
-        dim: DIM,
-    });
+    let embedder = Words::new(DIM);
     let opts = mindnet_index::SyncOptions {
         sync_deletes,
         ..Default::default()

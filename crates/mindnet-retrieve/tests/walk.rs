@@ -1,45 +1,15 @@
 //! The causal walk on a small real store (embedded Qdrant in a temp dir),
 //! with a deterministic test embedder (hashed words): milliseconds, no model.
 
-use mindnet_embed::{EmbedError, Embedder, ModelId};
 use mindnet_ingest::{Config, ImportOptions};
 use mindnet_retrieve::causal::{DecisionEngine, PathNote};
 use mindnet_retrieve::{Query, QueryResult, Retriever, RetrieverConfig};
 use mindnet_store::{EmbeddedStore, ModelInfo};
+use mindnet_testkit::Words;
 use std::path::Path;
 use std::sync::RwLock;
 
 const DIM: usize = 64;
-
-/// Bag of words, each word hashed to one of `DIM` axes, L2-normalised.
-struct Words(ModelId);
-
-fn vector(text: &str) -> Vec<f32> {
-    let mut v = vec![0f32; DIM];
-    for w in text.to_lowercase().split(|c: char| !c.is_alphanumeric()) {
-        if w.chars().count() < 3 {
-            continue;
-        }
-        let h = w.bytes().fold(2_166_136_261u32, |h, b| {
-            (h ^ u32::from(b)).wrapping_mul(16_777_619)
-        });
-        v[h as usize % DIM] += 1.0;
-    }
-    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
-    v.iter().map(|x| x / n).collect()
-}
-
-impl Embedder for Words {
-    fn id(&self) -> &ModelId {
-        &self.0
-    }
-    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ok(texts.iter().map(|t| vector(t)).collect())
-    }
-    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        Ok(vector(text))
-    }
-}
 
 fn note(root: &Path, name: &str, ty: &str, body: &str) {
     std::fs::write(
@@ -105,10 +75,7 @@ fn fixture() -> Fixture {
         "concept",
         "Ein Regal für den Keller, gegen Wasser, Regen und eine Pumpe.",
     );
-    let embedder = Words(ModelId {
-        name: "test-words".into(),
-        dim: DIM,
-    });
+    let embedder = Words::new(DIM);
     let model = ModelInfo {
         name: "test-words".into(),
         dim: DIM,
