@@ -131,14 +131,17 @@ impl From<mindnet_store::StoreError> for AppError {
         use mindnet_store::StoreError as S;
         let code = match &e {
             S::Busy { .. }
+            | S::ServerBusy { .. }
             | S::ModelMismatch { .. }
             | S::ServerModelMismatch { .. }
             | S::Format { .. } => ErrorCode::Conflict,
             S::Dimension { .. } => ErrorCode::Unprocessable,
             S::Unreachable { .. } => ErrorCode::Unavailable,
-            S::Io { .. } | S::Qdrant(_) | S::Payload { .. } | S::Server { .. } => {
-                ErrorCode::Internal
-            }
+            S::Io { .. }
+            | S::Qdrant(_)
+            | S::Payload { .. }
+            | S::Journal { .. }
+            | S::Server { .. } => ErrorCode::Internal,
         };
         AppError::new(code, e.to_string())
     }

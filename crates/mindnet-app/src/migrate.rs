@@ -25,20 +25,20 @@ impl IndexAt {
     /// An `http(s)://` address is a server (its API key and collection
     /// prefix from the environment, unless `prefix` is given); anything else
     /// an index folder, or a vault whose `.mindnet` holds one.
-    pub fn parse(spec: &str, prefix: Option<String>) -> IndexAt {
+    pub fn parse(spec: &str, prefix: Option<String>) -> Result<IndexAt, AppError> {
         if spec.starts_with("http://") || spec.starts_with("https://") {
-            let mut config = crate::settings::server_config(spec);
+            let mut config = crate::settings::server_config(spec).map_err(AppError::bad_request)?;
             if let Some(p) = prefix {
                 config.prefix = p;
             }
-            return IndexAt::Server(config);
+            return Ok(IndexAt::Server(config));
         }
         let dir = PathBuf::from(spec);
         let inner = dir.join(".mindnet");
         if !dir.join("meta.json").exists() && inner.join("meta.json").exists() {
-            return IndexAt::Dir(inner);
+            return Ok(IndexAt::Dir(inner));
         }
-        IndexAt::Dir(dir)
+        Ok(IndexAt::Dir(dir))
     }
 
     pub fn describe(&self) -> String {

@@ -76,6 +76,7 @@ pub fn store_for(settings: &Settings, embedder: &dyn Embedder) -> Result<SharedS
         dim: id.dim,
     };
     let lang = &settings.lang;
+    settings.usable()?;
     Ok(match &settings.qdrant {
         None => Box::new(RwLock::new(EmbeddedStore::open(
             &settings.data,
@@ -88,6 +89,7 @@ pub fn store_for(settings: &Settings, embedder: &dyn Embedder) -> Result<SharedS
 
 /// The existing index of `settings`, whatever its model.
 pub fn existing_store(settings: &Settings) -> Result<SharedStore, AppError> {
+    settings.usable()?;
     if let Some(server) = &settings.qdrant {
         return Ok(Box::new(RwLock::new(ServerStore::open_existing(server)?)));
     }

@@ -145,22 +145,26 @@ fn llm_setting() -> LlmSetting {
     })
 }
 
-/// The server store's settings: the URL given, the rest from the environment.
-pub(crate) fn server_config(url: &str) -> ServerConfig {
-    let count = |name: &str| {
-        var(name)
-            .and_then(|v| v.trim().parse::<u32>().ok())
+/// The server store's settings: the URL given, the rest from the
+/// environment; a layout that is no positive whole number is refused.
+pub(crate) fn server_config(url: &str) -> Result<ServerConfig, String> {
+    let count = |name: &str| match var(name) {
+        None => Ok(1),
+        Some(v) => v
+            .trim()
+            .parse::<u32>()
+            .ok()
             .filter(|n| *n > 0)
-            .unwrap_or(1)
+            .ok_or_else(|| format!("{name}={v:?} is no positive whole number")),
     };
-    ServerConfig {
+    Ok(ServerConfig {
         url: url.trim().to_string(),
         api_key: var(env::QDRANT_API_KEY),
         prefix: var(env::COLLECTION_PREFIX).unwrap_or_else(|| DEFAULT_COLLECTION_PREFIX.into()),
-        shards: count(env::QDRANT_SHARDS),
-        replicas: count(env::QDRANT_REPLICAS),
+        shards: count(env::QDRANT_SHARDS)?,
+        replicas: count(env::QDRANT_REPLICAS)?,
         timeout: QDRANT_TIMEOUT,
-    }
+    })
 }
 
 fn var(name: &str) -> Option<String> {
@@ -211,6 +215,9 @@ pub struct Settings {
     /// on this server. The data dir keeps the logs and the configuration
     /// either way.
     pub qdrant: Option<ServerConfig>,
+    /// A server setting that cannot be used (`MINDNET_QDRANT_SHARDS=abc`):
+    /// every command that opens the index refuses with it.
+    pub qdrant_problem: Option<String>,
 }
 
 impl Settings {
@@ -253,11 +260,17 @@ impl Settings {
             prompts: pick(f.prompts, &[env::PROMPTS_FILE], "prompts.yaml")
                 .or_else(|| Some(data.join("config").join("prompts.yaml"))),
         };
+        let url = input.qdrant_url.or_else(|| var(env::QDRANT_URL));
+        let (qdrant, qdrant_problem) = match url.as_deref().map(server_config) {
+            None => (None, None),
+            Some(Ok(c)) => (Some(c), None),
+            // Still a server: an unusable setting never falls back to the
+            // data dir.
+            Some(Err(e)) => (url.as_deref().map(ServerConfig::new), Some(e)),
+        };
         Settings {
-            qdrant: input
-                .qdrant_url
-                .or_else(|| var(env::QDRANT_URL))
-                .map(|url| server_config(&url)),
+            qdrant,
+            qdrant_problem,
             embedder: input.embedder.or_else(|| var(env::EMBEDDING_MODEL)),
             files,
             lang: input.lang.unwrap_or_else(|| DEFAULT_LANG.to_string()),
@@ -326,10 +339,19 @@ impl Settings {
 
     /// The metadata of the index, from the data dir or the server.
     pub fn stored_meta(&self) -> Result<Option<mindnet_store::StoreMeta>, AppError> {
+        self.usable()?;
         Ok(match &self.qdrant {
             None => mindnet_store::StoreMeta::read_from(&self.data)?,
             Some(server) => mindnet_store::ServerStore::stored_meta(server)?,
         })
+    }
+
+    /// Refuses an unusable server setting before anything is opened.
+    pub fn usable(&self) -> Result<(), AppError> {
+        match &self.qdrant_problem {
+            Some(p) => Err(AppError::bad_request(p.clone())),
+            None => Ok(()),
+        }
     }
 
     /// Where `manifest.json` is kept: only beside an embedded index, whose

@@ -90,8 +90,8 @@ pub struct MigrateArgs {
 
 pub fn migrate(args: MigrateArgs) -> Result<ExitCode> {
     use mindnet_app::migrate::{IndexAt, migrate};
-    let from = IndexAt::parse(&args.from, args.from_prefix.clone());
-    let to = IndexAt::parse(&args.to, args.to_prefix.clone());
+    let from = IndexAt::parse(&args.from, args.from_prefix.clone())?;
+    let to = IndexAt::parse(&args.to, args.to_prefix.clone())?;
     for end in [&from, &to] {
         if let IndexAt::Dir(d) = end
             && let Some(r) = mindnet_server::owner::live(d)

@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn python_client(args: &[&str], mode: &str) -> Output {
+    python_client_env(args, mode, &[])
+}
+
+fn python_client_env(args: &[&str], mode: &str, env: &[(&str, &str)]) -> Output {
     let sdk = std::env::var("MINDNET_TEST_MCP_DIR").unwrap_or_else(|_| {
         panic!("MINDNET_TEST_MCP_DIR is not set: run the tests with scripts/test, which installs the MCP Python SDK")
     });
@@ -23,6 +27,7 @@ fn python_client(args: &[&str], mode: &str) -> Output {
         .env("PYTHONPATH", sdk)
         .env("MCP_MODE", mode)
         .env_remove("MINDNET_API_TOKEN")
+        .envs(env.iter().copied())
         .output()
         .expect("python3 runs")
 }
@@ -111,6 +116,64 @@ fn the_python_sdk_drives_every_tool_over_stdio() {
         added.sort();
         assert_eq!(added, ["etc-passwd.md", "inbox/mcp-notiz.md"], "{mode}");
         assert_untouched(dir.outside.path());
+    }
+}
+
+#[test]
+fn the_python_sdk_drives_every_tool_with_the_index_on_a_qdrant_server() {
+    let Some(q) = mindnet_testkit::QdrantServer::start("the_python_sdk_with_a_qdrant_server")
+    else {
+        return;
+    };
+    let vault = tempfile::tempdir().unwrap();
+    copy_dir(&demo_vault(), vault.path());
+    let env = [
+        ("MINDNET_QDRANT_URL", q.url()),
+        ("COLLECTION_PREFIX", "mcp"),
+    ];
+    let out = Command::new(env!("CARGO_BIN_EXE_mindnet"))
+        .args([
+            "import",
+            vault.path().to_str().unwrap(),
+            "--embedder",
+            "use-m3",
+        ])
+        .envs(env)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = python_client_env(
+        &[
+            "stdio",
+            env!("CARGO_BIN_EXE_mindnet"),
+            vault.path().to_str().unwrap(),
+        ],
+        "auto",
+        &env,
+    );
+    assert_ok(&out, "index on a server");
+    // Everything came from the server: no index was made in the vault.
+    assert!(!vault.path().join(".mindnet/qdrant").exists());
+    // write_note's two notes reached the server's index.
+    let store = mindnet_store::ServerStore::open_existing(&mindnet_store::ServerConfig {
+        prefix: "mcp".into(),
+        ..mindnet_store::ServerConfig::new(q.url())
+    })
+    .unwrap();
+    let paths: Vec<String> = mindnet_store::Store::note_states(&store)
+        .unwrap()
+        .into_iter()
+        .map(|n| n.path)
+        .collect();
+    for p in ["etc-passwd.md", "inbox/mcp-notiz.md"] {
+        assert!(
+            paths.iter().any(|x| x == p),
+            "{p} not on the server: {paths:?}"
+        );
     }
 }
 

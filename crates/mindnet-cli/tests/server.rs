@@ -284,6 +284,40 @@ fn sigkill_mid_import_against_a_server_then_reimport_equals_a_clean_import() {
 }
 
 #[test]
+fn two_imports_at_once_on_one_server_index_take_turns() {
+    let Some(q) = QdrantServer::start("two_imports_at_once_on_one_server_index") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v");
+    copy_dir(&hotpotqa(), &v);
+    let vs = v.to_str().unwrap();
+    let first = import_until_third_batch(q.url(), "both", &v);
+    // The second writer waits for the first's lease instead of "recovering"
+    // the batch the first has in flight.
+    let second = on_server(q.url(), "both", &["import", vs, "--embedder", "use-m3"]);
+    let first = first.wait_with_output().unwrap();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    ok(&second);
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(err.contains("is being written by mindnet pid"), "{err}");
+    assert!(!pending(q.url(), "both"));
+
+    ok(&on_server(
+        q.url(),
+        "clean",
+        &["import", vs, "--embedder", "use-m3"],
+    ));
+    assert_eq!(server_ids(q.url(), "both"), server_ids(q.url(), "clean"));
+    let check = ok(&on_server(q.url(), "both", &["check", vs]));
+    assert!(check.contains("no problems found"), "{check}");
+}
+
+#[test]
 fn the_server_gone_mid_import_is_a_clear_error_and_the_next_import_completes() {
     let Some(mut q) = QdrantServer::start("the_server_gone_mid_import") else {
         return;
@@ -364,6 +398,23 @@ fn a_cluster_answers_with_a_node_down_and_converges_when_it_is_back() {
     let check = ok(&on_server(&url, "ha", &["check", vs]));
     assert!(check.contains("no problems found"), "{check}");
 
+    // Writes go on with the node down: one note edited, one deleted.
+    let notes: Vec<PathBuf> = std::fs::read_dir(&v)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut text = std::fs::read_to_string(&notes[0]).unwrap();
+    text.push_str("\nEin neuer Absatz, geschrieben während ein Knoten fehlte.\n");
+    std::fs::write(&notes[0], text).unwrap();
+    std::fs::remove_file(&notes[1]).unwrap();
+    let stored = server_ids(&url, "ha")[0].len();
+    ok(&on_server(&url, "ha", &["import", vs]));
+    assert_eq!(server_ids(&url, "ha")[0].len(), stored - 1);
+    let before = answers("written with one node down");
+
     cluster.nodes[2].restart();
     cluster.wait_peers(3);
     // Converged: every shard replica active again.
@@ -393,6 +444,16 @@ fn a_cluster_answers_with_a_node_down_and_converges_when_it_is_back() {
     let check = ok(&on_server(&url, "ha", &["check", vs]));
     assert!(check.contains("no problems found"), "{check}");
     assert_eq!(answers("node back"), before);
+    // The node that was down holds what was written meanwhile: the same
+    // ids through it as a fresh import of the edited vault.
+    ok(&on_server_env(
+        &url,
+        "fresh",
+        &["import", vs, "--embedder", "use-m3"],
+        &layout,
+    ));
+    let back = cluster.nodes[2].url();
+    assert_eq!(server_ids(&back, "ha"), server_ids(&url, "fresh"));
 }
 
 #[test]

@@ -155,6 +155,26 @@ fn write<S: Store + ?Sized>(store: &RwLock<S>) -> RwLockWriteGuard<'_, S> {
     store.write().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// This process as the index's one writer for the length of a sync: the
+/// plan is made from what the index holds once no one else writes to it.
+struct Writing<'a, S: Store + ?Sized>(&'a RwLock<S>);
+
+impl<'a, S: Store + ?Sized> Writing<'a, S> {
+    fn begin(store: &'a RwLock<S>) -> Result<Self, SyncError> {
+        // Waiting for another writer holds no lock: readers go on.
+        if read(store).begin_write()? {
+            write(store).reload();
+        }
+        Ok(Writing(store))
+    }
+}
+
+impl<S: Store + ?Sized> Drop for Writing<'_, S> {
+    fn drop(&mut self) {
+        read(self.0).end_write();
+    }
+}
+
 /// Brings the store up to date with the vault. The store is shared: the
 /// slow parts (planning, embedding) hold no lock, and each batch of notes is
 /// committed under the write lock, so readers on other threads keep going
@@ -169,6 +189,7 @@ pub fn sync<S: Store + ?Sized>(
     progress: &dyn Progress,
 ) -> Result<SyncReport, SyncError> {
     let started = Instant::now();
+    let _writing = Writing::begin(store)?;
     let stamps = match &opts.manifest_dir {
         Some(dir) => {
             manifest::remove(dir).map_err(|source| SyncError::Io {

@@ -348,3 +348,45 @@ fn server_errors_are_clear() {
         .expect("no index");
     assert!(err.to_string().contains("no mindnet index here"), "{err}");
 }
+
+#[test]
+fn one_writer_at_a_time_on_a_server_index() {
+    let Some(server) = QdrantServer::start("one_writer_at_a_time_on_a_server_index") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let v = vault(dir.path());
+    let config = ServerConfig {
+        prefix: "writers".into(),
+        ..ServerConfig::new(server.url())
+    };
+    let first = RwLock::new(ServerStore::open(&config, &model(), "de").unwrap());
+    // A second process that read the (empty) index before the first wrote.
+    let second = ServerStore::open(&config, &model(), "de").unwrap();
+    assert!(second.note_states().unwrap().is_empty());
+
+    sync(&v, &first, false);
+    first.read().unwrap().begin_write().unwrap();
+    write(&v, "Neu", "concept", "Eine Notiz des zweiten Schreibers.");
+    let second = std::thread::spawn({
+        let v = v.clone();
+        move || {
+            let store = RwLock::new(second);
+            let report = sync(&v, &store, false);
+            (std::time::Instant::now(), report)
+        }
+    });
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert!(!second.is_finished(), "the second writer did not wait");
+    let released = std::time::Instant::now();
+    first.read().unwrap().end_write();
+    let (done, report) = second.join().unwrap();
+    assert!(done >= released, "wrote before the lease was released");
+    // It planned from what the first had written, not from what it had read.
+    assert_eq!((report.new, report.unchanged), (1, 4), "{report:?}");
+    // A reader takes no lease, and sees every batch whole.
+    let reader = ServerStore::open_existing(&config).unwrap();
+    assert_eq!(reader.unfinished_batch().unwrap(), None);
+    assert_eq!(reader.note_states().unwrap().len(), 5);
+    assert!(mindnet_store::check(&reader).unwrap().is_ok());
+}

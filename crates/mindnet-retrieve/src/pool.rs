@@ -148,11 +148,10 @@ impl Retriever<'_> {
             ..Default::default()
         };
         let limit = 10_000;
-        let dense = by_chunk(self.store.search_dense(vector, &scope, limit)?);
-        let lexical = match q.mode {
-            Mode::Hybrid => by_chunk(self.store.search_lexical(&q.text, &scope, limit)?),
-            Mode::Semantic => HashMap::new(),
-        };
+        let text = (q.mode == Mode::Hybrid).then_some(q.text.as_str());
+        let scores = self.store.score_candidates(vector, text, &scope, limit)?;
+        let dense = by_chunk(scores.dense);
+        let lexical = by_chunk(scores.lexical);
         let seed_ids: HashSet<&str> = seeds.iter().map(|s| s.chunk_id.as_str()).collect();
 
         if graph {

@@ -3,8 +3,34 @@
 //! collection per question. Loaded on first use and updated on every write,
 //! so a long-running process never reads it twice.
 
-use crate::{NoteState, NoteWrite};
+use crate::{NoteState, NoteWrite, StoreError};
 use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+/// The catalog in `cell`, built on first use. One thread builds it;
+/// concurrent first readers wait for it instead of building it too.
+pub(crate) fn built_once<'a>(
+    cell: &'a OnceLock<Catalog>,
+    building: &Mutex<()>,
+    build: impl FnOnce() -> Result<Catalog, StoreError>,
+) -> Result<&'a Catalog, StoreError> {
+    if let Some(c) = cell.get() {
+        return Ok(c);
+    }
+    let _one = building.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = cell.get() {
+        return Ok(c);
+    }
+    let t = std::time::Instant::now();
+    let catalog = build()?;
+    let c = cell.get_or_init(|| catalog);
+    tracing::debug!(
+        "catalog: {} notes loaded in {:.3} s",
+        c.len(),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(c)
+}
 
 #[derive(Debug, Default, Clone)]
 pub struct Catalog {

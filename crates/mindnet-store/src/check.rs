@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Problem {
     /// `dangling_edge`, `orphan_edge`, `orphan_chunk`, `missing_belongs_to`,
-    /// `broken_chain`, `duplicate_id`, `missing_index`.
+    /// `broken_chain`, `duplicate_id`, `missing_index`, `unfinished_batch`.
     pub kind: &'static str,
     pub id: String,
     pub message: String,
@@ -59,6 +59,16 @@ pub fn check<S: Store + ?Sized>(store: &S) -> Result<CheckReport, StoreError> {
             })
         };
 
+        if let Some(ids) = store.unfinished_batch()? {
+            problem(
+                "unfinished_batch",
+                &ids.join(", "),
+                format!(
+                    "a write of {} notes is in progress, or was cut short; the next import completes it",
+                    ids.len()
+                ),
+            );
+        }
         let note_ids: HashSet<&str> = notes.iter().map(|n| s(n, "note_id")).collect();
         let chunk_ids: HashSet<&str> = chunks.iter().map(|c| s(c, "chunk_id")).collect();
         for (what, list, key) in [

@@ -1,9 +1,10 @@
 //! The default store: three Qdrant Edge shards under `<data>/qdrant/`.
 
+use crate::catalog::built_once;
+use crate::commit::{self, Kept, Point, Writer};
 use crate::meta::{self, ModelInfo, StoreMeta, io, write_durably};
 use crate::payload::{
     self, BM25, BOOL_FIELDS, CHUNKS, COLLECTIONS, DENSE, EDGES, NOTE_STATE_FIELDS, NOTES, decode,
-    payload,
 };
 use crate::{
     Catalog, ChunkFilter, ChunkHit, CollectionIndexes, Counts, EdgeCache, NoteState, NoteWrite,
@@ -62,22 +63,106 @@ pub(crate) fn field_filter(field: &str, value: &str) -> Filter {
     )))
 }
 
-/// Removes every point of a shard that belongs to the note.
-fn delete_owned(shard: &EdgeShard, note_id: &str) -> Result<(), StoreError> {
-    shard.update(UpdateOperation::PointOperation(
-        PointOperations::DeletePointsByFilter(note_filter(note_id)),
-    ))?;
-    Ok(())
-}
-
-fn upsert(points: Vec<PointStruct>) -> UpdateOperation {
-    UpdateOperation::PointOperation(PointOperations::UpsertPoints(
-        PointInsertOperations::PointsList(points.into_iter().map(Into::into).collect()),
-    ))
-}
-
 fn no_vectors() -> Vectors {
     Vectors(VectorStructInternal::Named(Default::default()))
+}
+
+/// Any of these values in a keyword field.
+fn any_filter(field: &str, values: &[String]) -> Filter {
+    Filter::new_must(Condition::Field(FieldCondition::new_match(
+        jp(field),
+        Match::from(values.to_vec()),
+    )))
+}
+
+/// The three shards as the write protocol (`commit`) sees them.
+struct Shards<'s> {
+    dir: &'s Path,
+    notes: &'s EdgeShard,
+    chunks: &'s EdgeShard,
+    edges: &'s EdgeShard,
+}
+
+impl<'s> Shards<'s> {
+    fn shard(&self, collection: &str) -> &'s EdgeShard {
+        match collection {
+            NOTES => self.notes,
+            CHUNKS => self.chunks,
+            _ => self.edges,
+        }
+    }
+}
+
+impl Writer for Shards<'_> {
+    fn set_journal(&mut self, ids: Option<&[&str]>) -> Result<(), StoreError> {
+        let journal = self.dir.join(JOURNAL);
+        match ids {
+            Some(ids) => {
+                let text = serde_json::to_vec(ids).map_err(|e| io(&journal, e))?;
+                write_durably(&journal, &text)
+            }
+            None => std::fs::remove_file(&journal).map_err(|e| io(&journal, e)),
+        }
+    }
+
+    fn delete_notes(&mut self, ids: &[String]) -> Result<(), StoreError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let points = ids.iter().map(|id| PointId::Uuid(point_id(id))).collect();
+        self.notes.update(UpdateOperation::PointOperation(
+            PointOperations::DeletePoints { ids: points },
+        ))?;
+        self.delete_owned(CHUNKS, ids)?;
+        self.delete_owned(EDGES, ids)
+    }
+
+    fn delete_owned(
+        &mut self,
+        collection: &'static str,
+        note_ids: &[String],
+    ) -> Result<(), StoreError> {
+        if note_ids.is_empty() {
+            return Ok(());
+        }
+        let shard = self.shard(collection);
+        shard.update(UpdateOperation::PointOperation(
+            PointOperations::DeletePointsByFilter(any_filter("note_id", note_ids)),
+        ))?;
+        Ok(())
+    }
+
+    fn put(&mut self, collection: &'static str, points: Vec<Point<'_>>) -> Result<(), StoreError> {
+        if points.is_empty() {
+            return Ok(());
+        }
+        let batch = if collection == CHUNKS { 256 } else { 1024 };
+        let shard = self.shard(collection);
+        let mut structs = points.into_iter().map(|p| {
+            let vectors = match p.vectors {
+                Some(v) => Vectors::new_named([
+                    (DENSE, Vector::from(v.dense.to_vec())),
+                    (BM25, Vector::from(v.bm25)),
+                ]),
+                None => no_vectors(),
+            };
+            PointStruct::new(PointId::Uuid(point_id(&p.key)), vectors, p.payload)
+        });
+        loop {
+            let list: Vec<_> = structs.by_ref().take(batch).map(Into::into).collect();
+            if list.is_empty() {
+                break;
+            }
+            shard.update(UpdateOperation::PointOperation(
+                PointOperations::UpsertPoints(PointInsertOperations::PointsList(list)),
+            ))?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, collection: &'static str) {
+        self.shard(collection).flush();
+    }
 }
 
 fn wal() -> WalOptions {
@@ -278,32 +363,20 @@ impl EmbeddedStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(io(&path, e)),
         };
-        let ids: Vec<String> = serde_json::from_str(&text).unwrap_or_default();
-        tracing::warn!(
-            "an earlier import stopped mid-batch; removing {} incomplete notes",
-            ids.len()
-        );
-        for id in &ids {
-            self.delete_points(id)?;
+        let ids: Vec<String> = serde_json::from_str(&text).map_err(|e| StoreError::Journal {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        commit::undo(&mut self.shards(), &ids)
+    }
+
+    fn shards(&self) -> Shards<'_> {
+        Shards {
+            dir: &self.dir,
+            notes: &self.notes,
+            chunks: &self.chunks,
+            edges: &self.edges,
         }
-        self.flush_all();
-        std::fs::remove_file(&path).map_err(|e| io(&path, e))
-    }
-
-    fn delete_points(&self, note_id: &str) -> Result<(), StoreError> {
-        self.notes.update(UpdateOperation::PointOperation(
-            PointOperations::DeletePoints {
-                ids: vec![PointId::Uuid(point_id(note_id))],
-            },
-        ))?;
-        delete_owned(&self.chunks, note_id)?;
-        delete_owned(&self.edges, note_id)
-    }
-
-    fn flush_all(&self) {
-        self.chunks.flush();
-        self.edges.flush();
-        self.notes.flush();
     }
 
     pub(crate) fn scroll(
@@ -346,11 +419,7 @@ impl EmbeddedStore {
     }
 
     pub(crate) fn shard(&self, name: &str) -> &EdgeShard {
-        match name {
-            NOTES => &self.notes,
-            CHUNKS => &self.chunks,
-            _ => &self.edges,
-        }
+        self.shards().shard(name)
     }
 
     /// Reads the note payloads (all but the full text) from the notes shard.
@@ -382,46 +451,15 @@ fn unresolved() -> Filter {
     )))
 }
 
-/// The value of `cell`, built on first use. One thread builds; concurrent
-/// first readers wait for it instead of building it too.
-fn built_once<'a, T>(
-    cell: &'a OnceLock<T>,
-    building: &std::sync::Mutex<()>,
-    what: &str,
-    size: fn(&T) -> usize,
-    build: impl FnOnce() -> Result<T, StoreError>,
-) -> Result<&'a T, StoreError> {
-    if let Some(v) = cell.get() {
-        return Ok(v);
-    }
-    let _one = building.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(v) = cell.get() {
-        return Ok(v);
-    }
-    let t = std::time::Instant::now();
-    let value = build()?;
-    let v = cell.get_or_init(|| value);
-    tracing::debug!(
-        "{what}: {} loaded in {:.3} s",
-        size(v),
-        t.elapsed().as_secs_f64()
-    );
-    Ok(v)
-}
-
 impl Store for EmbeddedStore {
     fn meta(&self) -> &StoreMeta {
         &self.meta
     }
 
     fn catalog(&self) -> Result<&Catalog, StoreError> {
-        built_once(
-            &self.catalog,
-            &self.building,
-            "catalog (notes)",
-            Catalog::len,
-            || Ok(Catalog::from_states(self.load_note_states()?)),
-        )
+        built_once(&self.catalog, &self.building, || {
+            Ok(Catalog::from_states(self.load_note_states()?))
+        })
     }
 
     fn write_batch(
@@ -429,94 +467,21 @@ impl Store for EmbeddedStore {
         writes: &[NoteWrite<'_>],
         deletes: &[String],
     ) -> Result<(), StoreError> {
-        if writes.is_empty() && deletes.is_empty() {
-            return Ok(());
-        }
-        for w in writes {
-            payload::validate(w, self.meta.model.dim)?;
-        }
-        let journal = self.dir.join(JOURNAL);
-        let ids: Vec<&str> = writes
-            .iter()
-            .map(|w| w.note.note_id.as_str())
-            .chain(deletes.iter().map(String::as_str))
-            .collect();
-        write_durably(
-            &journal,
-            serde_json::to_string(&ids).unwrap_or_default().as_bytes(),
-        )?;
-
-        for id in deletes {
-            self.delete_points(id)?;
-        }
-        let mut chunk_points = Vec::new();
-        let mut edge_points = Vec::new();
-        for w in writes {
-            let id = &w.note.note_id;
-            delete_owned(&self.edges, id)?;
-            if let Some(vectors) = w.vectors {
-                delete_owned(&self.chunks, id)?;
-                for (c, v) in w.chunks.iter().zip(vectors) {
-                    let sparse = self.bm25.embed_document(&c.window);
-                    let vectors = Vectors::new_named([
-                        (DENSE, Vector::from(v.clone())),
-                        (BM25, Vector::from(sparse)),
-                    ]);
-                    chunk_points.push(PointStruct::new(
-                        PointId::Uuid(point_id(&c.chunk_id)),
-                        vectors,
-                        payload(c, &[]),
-                    ));
-                }
-            }
-            for e in w.edges {
-                edge_points.push(PointStruct::new(
-                    PointId::Uuid(point_id(&e.key())),
-                    no_vectors(),
-                    payload(e, &[]),
-                ));
-            }
-        }
-        for batch in chunk_points.chunks(256) {
-            self.chunks.update(upsert(batch.to_vec()))?;
-        }
-        for batch in edge_points.chunks(1024) {
-            self.edges.update(upsert(batch.to_vec()))?;
-        }
-        self.chunks.flush();
-        self.edges.flush();
-
-        // The commit markers, last.
-        let note_points: Vec<PointStruct> = writes
-            .iter()
-            .map(|w| {
-                let extra = [
-                    ("chunks_digest", w.chunks_digest),
-                    ("edges_digest", w.edges_digest),
-                ];
-                PointStruct::new(
-                    PointId::Uuid(point_id(&w.note.note_id)),
-                    no_vectors(),
-                    payload(w.note, &extra),
-                )
-            })
-            .collect();
-        if !note_points.is_empty() {
-            self.notes.update(upsert(note_points))?;
-        }
-        self.notes.flush();
-        std::fs::remove_file(&journal).map_err(|e| io(&journal, e))?;
-
-        if let Some(catalog) = self.catalog.get_mut() {
-            catalog.apply(writes, deletes);
-        }
-        self.edge_cache.invalidate(
-            &ids.iter().copied().collect(),
-            writes
-                .iter()
-                .flat_map(|w| w.edges.iter().map(|e| e.target_id.as_str())),
-        );
-        Ok(())
+        let mut shards = Shards {
+            dir: &self.dir,
+            notes: &self.notes,
+            chunks: &self.chunks,
+            edges: &self.edges,
+        };
+        // Not `self.shards()`: the catalog and the cache are borrowed
+        // mutably beside it.
+        let kept = Kept {
+            bm25: &self.bm25,
+            dim: self.meta.model.dim,
+            catalog: &mut self.catalog,
+            edge_cache: &mut self.edge_cache,
+        };
+        commit::write_batch(&mut shards, kept, writes, deletes)
     }
 
     fn counts(&self) -> Result<Counts, StoreError> {

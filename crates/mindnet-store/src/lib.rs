@@ -1,17 +1,23 @@
-//! Storage of notes, chunks and edges (SPEC §3). `EmbeddedStore` keeps them in
-//! three Qdrant Edge shards in one folder; traversals read the edges around a
-//! note by filtered reads, through a bounded `EdgeCache`.
+//! Storage of notes, chunks and edges (SPEC §3), embedded or on a Qdrant
+//! server. `EmbeddedStore` keeps them in three Qdrant Edge shards in one
+//! folder; `ServerStore` in three collections on a server or cluster.
+//! Traversals read the edges around a note by filtered reads, through a
+//! bounded `EdgeCache`.
 //!
-//! Write protocol (STO-3): a batch of notes is first named in a journal, then
-//! its chunks and edges are written and flushed, and only then are the note
-//! points written and flushed. The note point is the commit marker. A crash
-//! leaves the journal behind; the next open removes whatever the journalled
-//! notes had written, so they are imported again from scratch.
+//! Write protocol (STO-3, `commit.rs`, the same for both): a batch of notes
+//! is first named in a journal, then its chunks and edges are written and
+//! made durable, and only then are the note points written. The note point
+//! is the commit marker. A crash leaves the journal behind; the next writer
+//! removes whatever the journalled notes had written, so they are imported
+//! again from scratch. One writer at a time: the notes shard's file lock
+//! (embedded), a lease (`lease.rs`, on a server).
 
 mod catalog;
 mod check;
+mod commit;
 mod embedded;
 mod graph;
+mod lease;
 mod meta;
 pub mod payload;
 mod rest;
@@ -63,6 +69,19 @@ pub enum StoreError {
         note_id: String,
         got: usize,
         want: usize,
+    },
+    #[error(
+        "{path}: the write journal of an interrupted import is unreadable ({message}), so which notes it left half written is unknown; nothing was changed. Delete the index folder that holds it and import again to rebuild the index"
+    )]
+    Journal { path: PathBuf, message: String },
+    #[error(
+        "the index `{prefix}` at {url} is being written by another mindnet process ({owner}); waited {waited} s. Try again when it has finished"
+    )]
+    ServerBusy {
+        url: String,
+        prefix: String,
+        owner: String,
+        waited: u64,
     },
     #[error("corrupt payload in the {collection} collection: {message}")]
     Payload {
@@ -180,8 +199,16 @@ pub struct ChunkHit {
     pub score: f32,
 }
 
+/// The scores of a query's candidate chunks, by each search.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CandidateScores {
+    pub dense: Vec<ChunkHit>,
+    /// Empty when no text was given.
+    pub lexical: Vec<ChunkHit>,
+}
+
 /// The operations the importer and the retriever need, independent of where
-/// Qdrant runs (embedded now; a server later). `Send + Sync`: one process
+/// Qdrant runs (embedded, or a server). `Send + Sync`: one process
 /// shares a store between threads behind a `RwLock` (reads share it, a batch
 /// commit takes it alone), so a reader sees each note whole or not at all.
 pub trait Store: Send + Sync {
@@ -218,6 +245,24 @@ pub trait Store: Send + Sync {
         &self,
         collection: &str,
     ) -> Result<Vec<serde_json::Map<String, serde_json::Value>>, StoreError>;
+    /// Makes this process the index's one writer (waiting for another to
+    /// finish) until `end_write`. Returns whether another process wrote to
+    /// the index since this one last read or wrote it: then the caller
+    /// `reload`s before it plans. An embedded index has one process only.
+    fn begin_write(&self) -> Result<bool, StoreError> {
+        Ok(false)
+    }
+    /// Lets other processes write again.
+    fn end_write(&self) {}
+    /// Forgets what is kept in memory (the catalog, the neighbourhoods), so
+    /// it is read again.
+    fn reload(&mut self) {}
+    /// The notes of a write batch whose journal is still there: one in
+    /// progress, or one cut short that no writer has undone yet (only a
+    /// server's readers can see one; an embedded store undoes it on open).
+    fn unfinished_batch(&self) -> Result<Option<Vec<String>>, StoreError> {
+        Ok(None)
+    }
     /// Indexed payload fields per collection, as Qdrant reports them.
     fn payload_indexes(&self) -> Result<Vec<CollectionIndexes>, StoreError>;
     /// Everything stored for these notes, vectors included, in the order
@@ -293,6 +338,24 @@ pub trait Store: Send + Sync {
         rrf_k: usize,
         limit: usize,
     ) -> Result<Vec<ChunkHit>, StoreError>;
+    /// The dense and (with `text`) the BM25 scores of the chunks in `scope`:
+    /// the two searches that score a query's candidates. A server answers
+    /// both in one request.
+    fn score_candidates(
+        &self,
+        dense: &[f32],
+        text: Option<&str>,
+        scope: &ChunkFilter,
+        limit: usize,
+    ) -> Result<CandidateScores, StoreError> {
+        Ok(CandidateScores {
+            dense: self.search_dense(dense, scope, limit)?,
+            lexical: match text {
+                Some(t) => self.search_lexical(t, scope, limit)?,
+                None => Vec::new(),
+            },
+        })
+    }
     /// Chunks by id, in the order asked; unknown ids are left out.
     fn chunks_by_id(&self, ids: &[String]) -> Result<Vec<Chunk>, StoreError>;
     /// Records the time of a finished import.

@@ -5,10 +5,11 @@
 //! the store is blocking (transports run it on blocking threads).
 
 use crate::StoreError;
-use reqwest::Method;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use std::time::Duration;
 
+#[derive(Clone)]
 pub(crate) struct Rest {
     base: String,
     api_key: Option<String>,
@@ -55,6 +56,29 @@ impl Rest {
         path: &str,
         body: Option<&Value>,
     ) -> Result<Option<Value>, StoreError> {
+        let (status, value) = self.send(&method, path, body)?;
+        if status == StatusCode::NOT_FOUND {
+            return Ok(None);
+        }
+        self.result(&method, path, status, value).map(Some)
+    }
+
+    /// Creates a collection (`PUT` of its path). One that another process
+    /// created meanwhile is as good: the server answers 409 Conflict.
+    pub fn create(&self, path: &str, body: &Value) -> Result<(), StoreError> {
+        let (status, value) = self.send(&Method::PUT, path, Some(body))?;
+        if status == StatusCode::CONFLICT {
+            return Ok(());
+        }
+        self.result(&Method::PUT, path, status, value).map(|_| ())
+    }
+
+    fn send(
+        &self,
+        method: &Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(StatusCode, Value), StoreError> {
         let mut req = self
             .http
             .request(method.clone(), format!("{}{path}", self.base));
@@ -64,14 +88,21 @@ impl Rest {
         if let Some(b) = body {
             req = req.json(b);
         }
-        let resp = req.send().map_err(|e| self.transport(&method, path, &e))?;
+        let resp = req.send().map_err(|e| self.transport(method, path, &e))?;
         let status = resp.status();
-        if status == reqwest::StatusCode::NOT_FOUND {
-            return Ok(None);
-        }
-        let text = resp.text().map_err(|e| self.transport(&method, path, &e))?;
-        let mut value: Value =
-            serde_json::from_str(&text).unwrap_or_else(|_| json!({ "raw": text }));
+        let text = resp.text().map_err(|e| self.transport(method, path, &e))?;
+        let value = serde_json::from_str(&text).unwrap_or_else(|_| json!({ "raw": text }));
+        Ok((status, value))
+    }
+
+    /// The `result` of an answer, or the server's error in it.
+    fn result(
+        &self,
+        method: &Method,
+        path: &str,
+        status: StatusCode,
+        mut value: Value,
+    ) -> Result<Value, StoreError> {
         if !status.is_success() {
             let detail = value["status"]["error"]
                 .as_str()
@@ -88,7 +119,7 @@ impl Rest {
                 message: format!("{method} {path}: {status}: {detail}{hint}"),
             });
         }
-        Ok(Some(value["result"].take()))
+        Ok(value["result"].take())
     }
 
     /// The `result` of a request whose target must exist.

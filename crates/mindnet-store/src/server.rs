@@ -13,15 +13,17 @@
 //!   journal is cleared. A batch cut short leaves the journal; the next open
 //!   removes what those notes wrote, and they are imported again.
 
+use crate::catalog::built_once;
+use crate::commit::{self, Kept, Point, Writer};
+use crate::lease::Lease;
 use crate::meta::{FORMAT, ModelInfo, StoreMeta};
 use crate::payload::{
     self, BM25, BOOL_FIELDS, CHUNKS, COLLECTIONS, DENSE, EDGES, NOTE_STATE_FIELDS, NOTES, decode,
-    payload,
 };
 use crate::rest::Rest;
 use crate::{
-    Catalog, ChunkFilter, ChunkHit, CollectionIndexes, Counts, EdgeCache, NoteWrite, Store,
-    StoreError, StoredNote,
+    CandidateScores, Catalog, ChunkFilter, ChunkHit, CollectionIndexes, Counts, EdgeCache,
+    NoteWrite, Store, StoreError, StoredNote,
 };
 use mindnet_core::ids::point_id;
 use mindnet_core::{Chunk, Edge, Note};
@@ -30,6 +32,7 @@ use qdrant_edge::bm25_embed::{EdgeBm25, EdgeBm25Config};
 use reqwest::Method;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
@@ -63,13 +66,26 @@ impl ServerConfig {
 }
 
 pub struct ServerStore {
-    rest: Rest,
-    prefix: String,
+    cols: Collections,
     meta: StoreMeta,
     bm25: EdgeBm25,
     catalog: OnceLock<Catalog>,
     building: Mutex<()>,
     edge_cache: EdgeCache,
+    /// Taken by `begin_write` (or the first write), held until `end_write`
+    /// or the store is dropped.
+    lease: Mutex<Option<Lease>>,
+    /// The index's write generation as this process last saw it: every
+    /// batch counts it up, so a writer can tell that another process wrote
+    /// since (and its catalog is stale).
+    seen: AtomicU64,
+}
+
+/// The index's collections on the server: the requests both the reads and
+/// the write protocol make.
+struct Collections {
+    rest: Rest,
+    prefix: String,
 }
 
 /// Points per upsert request: large enough to amortise the round trip,
@@ -80,6 +96,7 @@ const PAGE: usize = 1024;
 /// Keys of the notes collection's metadata.
 const META_KEY: &str = "mindnet";
 const JOURNAL_KEY: &str = "pending";
+const GENERATION_KEY: &str = "generation";
 
 fn match_value(field: &str, value: Value) -> Value {
     json!({ "key": field, "match": { "value": value } })
@@ -202,17 +219,21 @@ impl ServerStore {
             ..EdgeBm25Config::default()
         })
         .map_err(|e| StoreError::Qdrant(format!("BM25 for language `{}`: {e}", meta.lang)))?;
-        let store = ServerStore {
+        let cols = Collections {
             rest,
             prefix: config.prefix.clone(),
+        };
+        let generation = cols.generation()?;
+        Ok(ServerStore {
+            cols,
             meta,
             bm25,
             catalog: OnceLock::new(),
             building: Mutex::new(()),
             edge_cache: EdgeCache::default(),
-        };
-        store.recover()?;
-        Ok(store)
+            lease: Mutex::new(None),
+            seen: AtomicU64::new(generation),
+        })
     }
 
     /// The metadata of the index on the server, without opening it.
@@ -223,134 +244,12 @@ impl ServerStore {
 
     /// The server's address.
     pub fn url(&self) -> &str {
-        self.rest.url()
-    }
-
-    fn path(&self, collection: &str, rest: &str) -> String {
-        format!("/collections/{}_{collection}{rest}", self.prefix)
-    }
-
-    fn post(&self, collection: &str, rest: &str, body: Value) -> Result<Value, StoreError> {
-        self.rest
-            .call(Method::POST, &self.path(collection, rest), Some(&body))
-    }
-
-    fn set_metadata(&self, key: &str, value: Value) -> Result<(), StoreError> {
-        self.rest.call(
-            Method::PATCH,
-            &self.path(NOTES, ""),
-            Some(&json!({ "metadata": { key: value } })),
-        )?;
-        Ok(())
-    }
-
-    /// Undoes a batch that was cut short: its notes are removed completely
-    /// and will be imported again as new.
-    fn recover(&self) -> Result<(), StoreError> {
-        let info = self.rest.call(Method::GET, &self.path(NOTES, ""), None)?;
-        let pending = &info["config"]["metadata"][JOURNAL_KEY];
-        if pending.is_null() {
-            return Ok(());
-        }
-        let ids: Vec<String> =
-            serde_json::from_value(pending.clone()).map_err(|e| StoreError::Payload {
-                collection: NOTES,
-                message: format!("the write journal (`metadata.{JOURNAL_KEY}`) is unreadable: {e}"),
-            })?;
-        tracing::warn!(
-            "an earlier import stopped mid-batch; removing {} incomplete notes",
-            ids.len()
-        );
-        self.delete_notes(&ids)?;
-        self.set_metadata(JOURNAL_KEY, Value::Null)
-    }
-
-    /// Removes every point of these notes from the three collections.
-    fn delete_notes(&self, ids: &[String]) -> Result<(), StoreError> {
-        if ids.is_empty() {
-            return Ok(());
-        }
-        let points: Vec<String> = ids.iter().map(|id| uuid(id)).collect();
-        self.post(
-            NOTES,
-            "/points/delete?wait=true",
-            json!({ "points": points }),
-        )?;
-        self.delete_owned(CHUNKS, ids)?;
-        self.delete_owned(EDGES, ids)
-    }
-
-    fn delete_owned(&self, collection: &str, note_ids: &[String]) -> Result<(), StoreError> {
-        if note_ids.is_empty() {
-            return Ok(());
-        }
-        self.post(
-            collection,
-            "/points/delete?wait=true",
-            json!({ "filter": must(vec![match_any("note_id", note_ids)]) }),
-        )?;
-        Ok(())
-    }
-
-    fn upsert(&self, collection: &str, points: &[Value]) -> Result<(), StoreError> {
-        if points.is_empty() {
-            return Ok(());
-        }
-        self.rest.call(
-            Method::PUT,
-            &self.path(collection, "/points?wait=true"),
-            Some(&json!({ "points": points })),
-        )?;
-        Ok(())
-    }
-
-    fn scroll(
-        &self,
-        collection: &str,
-        filter: Option<Value>,
-        with_payload: Value,
-    ) -> Result<Vec<Map<String, Value>>, StoreError> {
-        let mut out = Vec::new();
-        let mut offset = Value::Null;
-        loop {
-            let mut body = json!({
-                "limit": PAGE,
-                "with_payload": with_payload,
-                "with_vector": false,
-            });
-            if let Some(f) = &filter {
-                body["filter"] = f.clone();
-            }
-            if !offset.is_null() {
-                body["offset"] = offset;
-            }
-            let mut page = self.post(collection, "/points/scroll", body)?;
-            if let Some(points) = page["points"].as_array_mut() {
-                // Taken, not cloned: a page of edges is megabytes of JSON.
-                out.extend(
-                    points
-                        .iter_mut()
-                        .filter_map(|p| object(p["payload"].take())),
-                );
-            }
-            offset = page["next_page_offset"].take();
-            if offset.is_null() {
-                return Ok(out);
-            }
-        }
-    }
-
-    fn count(&self, collection: &str, filter: Option<Value>) -> Result<usize, StoreError> {
-        let mut body = json!({ "exact": true });
-        if let Some(f) = filter {
-            body["filter"] = f;
-        }
-        let r = self.post(collection, "/points/count", body)?;
-        Ok(r["count"].as_u64().unwrap_or(0) as usize)
+        self.cols.rest.url()
     }
 
     fn edges_where(&self, filter: Value) -> Result<Vec<Edge>, StoreError> {
         let mut v: Vec<Edge> = self
+            .cols
             .scroll(EDGES, Some(filter), json!(true))?
             .into_iter()
             .map(decode(EDGES))
@@ -370,8 +269,231 @@ impl ServerStore {
         if let Some(f) = chunk_filter(filter) {
             body["filter"] = f;
         }
-        Ok(hits(&self.post(CHUNKS, "/points/query", body)?))
+        Ok(hits(&self.cols.post(CHUNKS, "/points/query", body)?))
     }
+}
+
+impl Collections {
+    /// The notes the write journal names, if there is one.
+    fn journal(&self) -> Result<Option<Vec<String>>, StoreError> {
+        let pending = self.metadata()?[JOURNAL_KEY].take();
+        if pending.is_null() {
+            return Ok(None);
+        }
+        serde_json::from_value(pending)
+            .map(Some)
+            .map_err(|e| StoreError::Server {
+                url: self.rest.url().to_string(),
+                message: format!(
+                    "the write journal of an interrupted import (`metadata.{JOURNAL_KEY}` of `{p}_{NOTES}`) is unreadable ({e}), so which notes it left half written is unknown; nothing was changed. Delete the collections `{p}_*` and import again to rebuild the index",
+                    p = self.prefix
+                ),
+            })
+    }
+
+    fn path(&self, collection: &str, rest: &str) -> String {
+        format!("/collections/{}_{collection}{rest}", self.prefix)
+    }
+
+    fn post(&self, collection: &str, rest: &str, body: Value) -> Result<Value, StoreError> {
+        self.rest
+            .call(Method::POST, &self.path(collection, rest), Some(&body))
+    }
+
+    /// Sets keys of the notes collection's metadata (the others stay).
+    fn set_metadata(&self, keys: Value) -> Result<(), StoreError> {
+        self.rest.call(
+            Method::PATCH,
+            &self.path(NOTES, ""),
+            Some(&json!({ "metadata": keys })),
+        )?;
+        Ok(())
+    }
+
+    fn metadata(&self) -> Result<Value, StoreError> {
+        let mut info = self.rest.call(Method::GET, &self.path(NOTES, ""), None)?;
+        Ok(info["config"]["metadata"].take())
+    }
+
+    /// How many batches the index has had written (0 before the first).
+    fn generation(&self) -> Result<u64, StoreError> {
+        Ok(self.metadata()?[GENERATION_KEY].as_u64().unwrap_or(0))
+    }
+
+    /// Every payload of the points matching `filter`.
+    fn scroll(
+        &self,
+        collection: &str,
+        filter: Option<Value>,
+        with_payload: Value,
+    ) -> Result<Vec<Map<String, Value>>, StoreError> {
+        let mut points = self.points(collection, filter, with_payload, json!(false))?;
+        // Taken, not cloned: a page of edges is megabytes of JSON.
+        Ok(points
+            .iter_mut()
+            .filter_map(|p| object(p["payload"].take()))
+            .collect())
+    }
+
+    /// Every point matching `filter`, page by page.
+    fn points(
+        &self,
+        collection: &str,
+        filter: Option<Value>,
+        with_payload: Value,
+        with_vector: Value,
+    ) -> Result<Vec<Value>, StoreError> {
+        let mut out = Vec::new();
+        let mut offset = Value::Null;
+        loop {
+            let mut body = json!({
+                "limit": PAGE,
+                "with_payload": with_payload,
+                "with_vector": with_vector,
+            });
+            if let Some(f) = &filter {
+                body["filter"] = f.clone();
+            }
+            if !offset.is_null() {
+                body["offset"] = offset;
+            }
+            let mut page = self.post(collection, "/points/scroll", body)?;
+            if let Value::Array(points) = page["points"].take() {
+                out.extend(points);
+            }
+            offset = page["next_page_offset"].take();
+            if offset.is_null() {
+                return Ok(out);
+            }
+        }
+    }
+
+    fn count(&self, collection: &str, filter: Option<Value>) -> Result<usize, StoreError> {
+        let mut body = json!({ "exact": true });
+        if let Some(f) = filter {
+            body["filter"] = f;
+        }
+        let r = self.post(collection, "/points/count", body)?;
+        Ok(r["count"].as_u64().unwrap_or(0) as usize)
+    }
+}
+
+/// The write lease; taken if this process does not hold it. Taking it also
+/// reads the index's write generation, and undoes a batch an earlier writer
+/// left cut short: its notes are removed completely and will be imported
+/// again as new. Only the lease holder may do this; any other writer could
+/// be writing those notes at this moment.
+fn held<'a>(
+    cols: &Collections,
+    slot: &'a mut Option<Lease>,
+    seen: &AtomicU64,
+) -> Result<&'a Lease, StoreError> {
+    let lease = match slot.take() {
+        Some(l) => l,
+        None => {
+            let lease = Lease::take(&cols.rest, &cols.prefix)?;
+            seen.store(cols.generation()?, Ordering::SeqCst);
+            if let Some(ids) = cols.journal()? {
+                let mut w = Committer {
+                    cols,
+                    lease: &lease,
+                    seen,
+                };
+                commit::undo(&mut w, &ids)?;
+            }
+            lease
+        }
+    };
+    Ok(slot.insert(lease))
+}
+
+/// The collections as the write protocol (`commit`) sees them, while this
+/// process holds the write lease.
+struct Committer<'s> {
+    cols: &'s Collections,
+    lease: &'s Lease,
+    seen: &'s AtomicU64,
+}
+
+impl Writer for Committer<'_> {
+    fn set_journal(&mut self, ids: Option<&[&str]>) -> Result<(), StoreError> {
+        self.lease.ensure()?;
+        match ids {
+            Some(ids) => self.cols.set_metadata(json!({ JOURNAL_KEY: ids })),
+            // A batch done: one generation more.
+            None => {
+                let next = self.seen.load(Ordering::SeqCst) + 1;
+                self.cols
+                    .set_metadata(json!({ JOURNAL_KEY: null, GENERATION_KEY: next }))?;
+                self.seen.store(next, Ordering::SeqCst);
+                Ok(())
+            }
+        }
+    }
+
+    fn delete_notes(&mut self, ids: &[String]) -> Result<(), StoreError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let points: Vec<String> = ids.iter().map(|id| uuid(id)).collect();
+        self.cols.post(
+            NOTES,
+            "/points/delete?wait=true",
+            json!({ "points": points }),
+        )?;
+        self.delete_owned(CHUNKS, ids)?;
+        self.delete_owned(EDGES, ids)
+    }
+
+    fn delete_owned(
+        &mut self,
+        collection: &'static str,
+        note_ids: &[String],
+    ) -> Result<(), StoreError> {
+        if note_ids.is_empty() {
+            return Ok(());
+        }
+        self.cols.post(
+            collection,
+            "/points/delete?wait=true",
+            json!({ "filter": must(vec![match_any("note_id", note_ids)]) }),
+        )?;
+        Ok(())
+    }
+
+    fn put(&mut self, collection: &'static str, points: Vec<Point<'_>>) -> Result<(), StoreError> {
+        let batch = if collection == CHUNKS {
+            CHUNK_BATCH
+        } else {
+            EDGE_BATCH
+        };
+        let mut points = points.into_iter().map(|p| {
+            let vector = match p.vectors {
+                Some(v) => json!({ DENSE: v.dense, BM25: sparse(&v.bm25) }),
+                None => json!({}),
+            };
+            json!({ "id": uuid(&p.key), "vector": vector, "payload": p.payload })
+        });
+        loop {
+            let list: Vec<Value> = points.by_ref().take(batch).collect();
+            if list.is_empty() {
+                return Ok(());
+            }
+            if collection == NOTES {
+                // The commit markers: never from a writer that lost its lease.
+                self.lease.ensure()?;
+            }
+            self.cols.rest.call(
+                Method::PUT,
+                &self.cols.path(collection, "/points?wait=true"),
+                Some(&json!({ "points": list })),
+            )?;
+        }
+    }
+
+    /// Every request was acknowledged with `wait=true`: applied, and in the
+    /// server's write-ahead log.
+    fn flush(&mut self, _collection: &'static str) {}
 }
 
 /// The index's metadata from the notes collection; `None` when there is no
@@ -433,7 +555,7 @@ fn create_collections(
             } else {
                 body["vectors"] = json!({});
             }
-            rest.call(Method::PUT, &path, Some(&body))?;
+            rest.create(&path, &body)?;
         }
         let schema = match &existing {
             Some(info) => info["payload_schema"].clone(),
@@ -469,19 +591,14 @@ impl Store for ServerStore {
     }
 
     fn catalog(&self) -> Result<&Catalog, StoreError> {
-        if let Some(c) = self.catalog.get() {
-            return Ok(c);
-        }
-        let _one = self.building.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(c) = self.catalog.get() {
-            return Ok(c);
-        }
-        let states: Vec<_> = self
-            .scroll(NOTES, None, json!(NOTE_STATE_FIELDS))?
-            .iter()
-            .map(payload::note_state)
-            .collect();
-        Ok(self.catalog.get_or_init(|| Catalog::from_states(states)))
+        built_once(&self.catalog, &self.building, || {
+            Ok(Catalog::from_states(
+                self.cols
+                    .scroll(NOTES, None, json!(NOTE_STATE_FIELDS))?
+                    .iter()
+                    .map(payload::note_state),
+            ))
+        })
     }
 
     fn write_batch(
@@ -492,88 +609,28 @@ impl Store for ServerStore {
         if writes.is_empty() && deletes.is_empty() {
             return Ok(());
         }
-        for w in writes {
-            payload::validate(w, self.meta.model.dim)?;
-        }
-        let ids: Vec<String> = writes
-            .iter()
-            .map(|w| w.note.note_id.clone())
-            .chain(deletes.iter().cloned())
-            .collect();
-        self.set_metadata(JOURNAL_KEY, json!(ids))?;
-
-        self.delete_notes(deletes)?;
-        let rewritten: Vec<String> = writes
-            .iter()
-            .filter(|w| w.vectors.is_some())
-            .map(|w| w.note.note_id.clone())
-            .collect();
-        let relinked: Vec<String> = writes.iter().map(|w| w.note.note_id.clone()).collect();
-        self.delete_owned(EDGES, &relinked)?;
-        self.delete_owned(CHUNKS, &rewritten)?;
-        let mut chunk_points = Vec::new();
-        let mut edge_points = Vec::new();
-        for w in writes {
-            if let Some(vectors) = w.vectors {
-                for (c, v) in w.chunks.iter().zip(vectors) {
-                    let bm25 = self.bm25.embed_document(&c.window);
-                    chunk_points.push(json!({
-                        "id": uuid(&c.chunk_id),
-                        "vector": { DENSE: v, BM25: sparse(&bm25) },
-                        "payload": payload(c, &[]),
-                    }));
-                }
-            }
-            for e in w.edges {
-                edge_points.push(json!({
-                    "id": uuid(&e.key()),
-                    "vector": {},
-                    "payload": payload(e, &[]),
-                }));
-            }
-        }
-        for batch in chunk_points.chunks(CHUNK_BATCH) {
-            self.upsert(CHUNKS, batch)?;
-        }
-        for batch in edge_points.chunks(EDGE_BATCH) {
-            self.upsert(EDGES, batch)?;
-        }
-        // The commit markers, last.
-        let note_points: Vec<Value> = writes
-            .iter()
-            .map(|w| {
-                let extra = [
-                    ("chunks_digest", w.chunks_digest),
-                    ("edges_digest", w.edges_digest),
-                ];
-                json!({
-                    "id": uuid(&w.note.note_id),
-                    "vector": {},
-                    "payload": payload(w.note, &extra),
-                })
-            })
-            .collect();
-        self.upsert(NOTES, &note_points)?;
-        self.set_metadata(JOURNAL_KEY, Value::Null)?;
-
-        if let Some(catalog) = self.catalog.get_mut() {
-            catalog.apply(writes, deletes);
-        }
-        self.edge_cache.invalidate(
-            &ids.iter().map(String::as_str).collect(),
-            writes
-                .iter()
-                .flat_map(|w| w.edges.iter().map(|e| e.target_id.as_str())),
-        );
-        Ok(())
+        let slot = self.lease.get_mut().unwrap_or_else(|e| e.into_inner());
+        let lease = held(&self.cols, slot, &self.seen)?;
+        let mut w = Committer {
+            cols: &self.cols,
+            lease,
+            seen: &self.seen,
+        };
+        let kept = Kept {
+            bm25: &self.bm25,
+            dim: self.meta.model.dim,
+            catalog: &mut self.catalog,
+            edge_cache: &mut self.edge_cache,
+        };
+        commit::write_batch(&mut w, kept, writes, deletes)
     }
 
     fn counts(&self) -> Result<Counts, StoreError> {
         Ok(Counts {
-            notes: self.count(NOTES, None)?,
-            chunks: self.count(CHUNKS, None)?,
-            edges: self.count(EDGES, None)?,
-            unresolved: self.count(
+            notes: self.cols.count(NOTES, None)?,
+            chunks: self.cols.count(CHUNKS, None)?,
+            edges: self.cols.count(EDGES, None)?,
+            unresolved: self.cols.count(
                 EDGES,
                 Some(must(vec![match_value("resolved", json!(false))])),
             )?,
@@ -583,6 +640,7 @@ impl Store for ServerStore {
     fn chunks_of(&self, note_id: &str) -> Result<Vec<Chunk>, StoreError> {
         let filter = must(vec![match_value("note_id", json!(note_id))]);
         let mut v: Vec<Chunk> = self
+            .cols
             .scroll(CHUNKS, Some(filter), json!(true))?
             .into_iter()
             .map(decode(CHUNKS))
@@ -623,7 +681,7 @@ impl Store for ServerStore {
         } else {
             json!(true)
         };
-        self.scroll(collection, None, with)
+        self.cols.scroll(collection, None, with)
     }
 
     fn export(&self, note_ids: &[String]) -> Result<Vec<StoredNote>, StoreError> {
@@ -631,43 +689,48 @@ impl Store for ServerStore {
             return Ok(Vec::new());
         }
         let owned = || Some(must(vec![match_any("note_id", note_ids)]));
-        let notes = self.scroll(NOTES, owned(), json!(true))?;
-        let mut chunks = Vec::new();
-        let mut offset = Value::Null;
-        loop {
-            let mut body = json!({
-                "limit": PAGE,
-                "with_payload": true,
-                "with_vector": [DENSE],
-                "filter": owned(),
-            });
-            if !offset.is_null() {
-                body["offset"] = offset;
-            }
-            let mut page = self.post(CHUNKS, "/points/scroll", body)?;
-            for p in page["points"].as_array_mut().into_iter().flatten() {
-                let dense: Option<Vec<f32>> =
-                    serde_json::from_value(p["vector"][DENSE].take()).ok();
-                if let (Some(m), Some(v)) = (object(p["payload"].take()), dense) {
-                    chunks.push((m, v));
-                }
-            }
-            offset = page["next_page_offset"].take();
-            if offset.is_null() {
-                break;
-            }
-        }
-        let edges = self.scroll(EDGES, owned(), json!(true))?;
+        let notes = self.cols.scroll(NOTES, owned(), json!(true))?;
+        let chunks = self
+            .cols
+            .points(CHUNKS, owned(), json!(true), json!([DENSE]))?
+            .into_iter()
+            .filter_map(|mut p| {
+                let dense: Vec<f32> = serde_json::from_value(p["vector"][DENSE].take()).ok()?;
+                Some((object(p["payload"].take())?, dense))
+            })
+            .collect();
+        let edges = self.cols.scroll(EDGES, owned(), json!(true))?;
         payload::stored_notes(note_ids, notes, chunks, edges)
+    }
+
+    fn begin_write(&self) -> Result<bool, StoreError> {
+        let before = self.seen.load(Ordering::SeqCst);
+        let mut slot = self.lease.lock().unwrap_or_else(|e| e.into_inner());
+        held(&self.cols, &mut slot, &self.seen)?;
+        Ok(self.seen.load(Ordering::SeqCst) != before)
+    }
+
+    fn end_write(&self) {
+        drop(self.lease.lock().unwrap_or_else(|e| e.into_inner()).take());
+    }
+
+    fn reload(&mut self) {
+        self.catalog = OnceLock::new();
+        self.edge_cache = EdgeCache::default();
+    }
+
+    fn unfinished_batch(&self) -> Result<Option<Vec<String>>, StoreError> {
+        self.cols.journal()
     }
 
     fn payload_indexes(&self) -> Result<Vec<CollectionIndexes>, StoreError> {
         COLLECTIONS
             .into_iter()
             .map(|collection| {
-                let info = self
-                    .rest
-                    .call(Method::GET, &self.path(collection, ""), None)?;
+                let info =
+                    self.cols
+                        .rest
+                        .call(Method::GET, &self.cols.path(collection, ""), None)?;
                 let mut fields: Vec<String> = info["payload_schema"]
                     .as_object()
                     .map(|m| m.keys().cloned().collect())
@@ -679,7 +742,7 @@ impl Store for ServerStore {
     }
 
     fn note(&self, note_id: &str) -> Result<Option<Note>, StoreError> {
-        let found = self.post(
+        let found = self.cols.post(
             NOTES,
             "/points",
             json!({ "ids": [uuid(note_id)], "with_payload": true }),
@@ -739,12 +802,48 @@ impl Store for ServerStore {
         self.query(body, &ChunkFilter::default(), limit)
     }
 
+    fn score_candidates(
+        &self,
+        dense: &[f32],
+        text: Option<&str>,
+        scope: &ChunkFilter,
+        limit: usize,
+    ) -> Result<CandidateScores, StoreError> {
+        let search = |query: Value, using: &str| {
+            let mut q = json!({
+                "query": query,
+                "using": using,
+                "limit": limit,
+                "with_payload": ["chunk_id", "note_id"],
+            });
+            if let Some(f) = chunk_filter(scope) {
+                q["filter"] = f;
+            }
+            q
+        };
+        let mut searches = vec![search(json!(dense), DENSE)];
+        let q = text.map(|t| self.bm25.embed_query(t));
+        if let Some(q) = q.as_ref().filter(|q| !q.indices.is_empty()) {
+            searches.push(search(sparse(q), BM25));
+        }
+        let answers = self.cols.post(
+            CHUNKS,
+            "/points/query/batch",
+            json!({ "searches": searches }),
+        )?;
+        let mut answers = answers.as_array().into_iter().flatten().map(hits);
+        Ok(CandidateScores {
+            dense: answers.next().unwrap_or_default(),
+            lexical: answers.next().unwrap_or_default(),
+        })
+    }
+
     fn chunks_by_id(&self, ids: &[String]) -> Result<Vec<Chunk>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
         let points: Vec<String> = ids.iter().map(|c| uuid(c)).collect();
-        let mut found = self.post(
+        let mut found = self.cols.post(
             CHUNKS,
             "/points",
             json!({ "ids": points, "with_payload": true }),
@@ -768,6 +867,6 @@ impl Store for ServerStore {
         self.meta.last_import = Some(crate::meta::now_rfc3339());
         self.meta.last_import_seconds = Some(seconds);
         let meta = serde_json::to_value(&self.meta).unwrap_or(Value::Null);
-        self.set_metadata(META_KEY, meta)
+        self.cols.set_metadata(json!({ META_KEY: meta }))
     }
 }
