@@ -146,6 +146,8 @@ fn the_python_sdk_drives_every_tool_with_the_index_on_a_qdrant_server() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), vault.path().join("Ausgang")).unwrap();
     let out = python_client_env(
         &[
             "stdio",
@@ -156,6 +158,7 @@ fn the_python_sdk_drives_every_tool_with_the_index_on_a_qdrant_server() {
         &env,
     );
     assert_ok(&out, "index on a server");
+    assert_untouched(outside.path());
     // Everything came from the server: no index was made in the vault.
     assert!(!vault.path().join(".mindnet/qdrant").exists());
     // write_note's two notes reached the server's index.

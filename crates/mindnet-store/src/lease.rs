@@ -70,22 +70,36 @@ fn owner() -> String {
 /// Claims or renews the lease for `owner`; returns the lease as it stands
 /// afterwards (owner, expiry).
 fn claim(rest: &Rest, path: &str, owner: &str) -> Result<(String, f64), StoreError> {
-    let t = now();
-    rest.call(
-        Method::PUT,
-        &format!("{path}/points?wait=true&ordering=medium"),
-        Some(&json!({
-            "points": [{
-                "id": POINT,
-                "vector": {},
-                "payload": { "owner": owner, "expires": t + TERM.as_secs_f64() },
-            }],
-            "update_filter": { "should": [
-                { "key": "expires", "range": { "lt": t } },
-                { "key": "owner", "match": { "value": owner } },
-            ]},
-        })),
-    )?;
+    let mut attempt = 0;
+    loop {
+        let t = now();
+        let claimed = rest.call(
+            Method::PUT,
+            &format!("{path}/points?wait=true&ordering=medium"),
+            Some(&json!({
+                "points": [{
+                    "id": POINT,
+                    "vector": {},
+                    "payload": { "owner": owner, "expires": t + TERM.as_secs_f64() },
+                }],
+                "update_filter": { "should": [
+                    { "key": "expires", "range": { "lt": t } },
+                    { "key": "owner", "match": { "value": owner } },
+                ]},
+            })),
+        );
+        match claimed {
+            Ok(_) => break,
+            // A leader replica on a node that went down: the cluster picks
+            // another once it has marked that one dead.
+            Err(StoreError::Server { message, .. }) if attempt < 10 => {
+                tracing::debug!("claiming the write lease: {message}; trying again");
+                attempt += 1;
+                std::thread::sleep(Duration::from_secs(1));
+            }
+            Err(e) => return Err(e),
+        }
+    }
     let found = rest.call(
         Method::POST,
         &format!("{path}/points"),
