@@ -211,6 +211,24 @@ fn clear_errors_for_a_wrong_server() {
     let out = on_server("127.0.0.1:6333", "x", &["status", vs]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not an http(s) URL"), "{err}");
+    // A layout that is no number is refused, never quietly 1.
+    for (name, value) in [
+        ("MINDNET_QDRANT_SHARDS", "drei"),
+        ("MINDNET_QDRANT_REPLICAS", "0"),
+    ] {
+        let out = on_server_env(
+            &format!("http://127.0.0.1:{port}"),
+            "x",
+            &["import", vs, "--embedder", "use-m3"],
+            &[(name, value)],
+        );
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("{name}=\"{value}\" is no positive whole number")),
+            "{err}"
+        );
+    }
 }
 
 /// Starts an import of hotpotqa-100 on the server and returns it once the

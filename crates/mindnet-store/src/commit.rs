@@ -34,8 +34,8 @@ pub(crate) struct ChunkVectors<'a> {
 pub(crate) trait Writer {
     /// Names the notes of a batch in progress; `None` clears the journal.
     fn set_journal(&mut self, ids: Option<&[&str]>) -> Result<(), StoreError>;
-    /// Removes every point of these notes from the three collections.
-    fn delete_notes(&mut self, ids: &[String]) -> Result<(), StoreError>;
+    /// Removes the note points of these notes.
+    fn delete_note_points(&mut self, ids: &[String]) -> Result<(), StoreError>;
     /// Removes the points of one collection that these notes own.
     fn delete_owned(
         &mut self,
@@ -77,7 +77,7 @@ pub(crate) fn write_batch(
         .collect();
     w.set_journal(Some(&ids))?;
 
-    w.delete_notes(deletes)?;
+    delete_notes(w, deletes)?;
     let relinked: Vec<String> = writes.iter().map(|n| n.note.note_id.clone()).collect();
     let rewritten: Vec<String> = writes
         .iter()
@@ -150,9 +150,19 @@ pub(crate) fn undo(w: &mut impl Writer, ids: &[String]) -> Result<(), StoreError
         "an earlier import stopped mid-batch; removing {} incomplete notes",
         ids.len()
     );
-    w.delete_notes(ids)?;
+    delete_notes(w, ids)?;
     for c in [CHUNKS, EDGES, NOTES] {
         w.flush(c);
     }
     w.set_journal(None)
+}
+
+/// Removes every point of these notes from the three collections.
+fn delete_notes(w: &mut impl Writer, ids: &[String]) -> Result<(), StoreError> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    w.delete_note_points(ids)?;
+    w.delete_owned(CHUNKS, ids)?;
+    w.delete_owned(EDGES, ids)
 }

@@ -105,16 +105,12 @@ impl Writer for Shards<'_> {
         }
     }
 
-    fn delete_notes(&mut self, ids: &[String]) -> Result<(), StoreError> {
-        if ids.is_empty() {
-            return Ok(());
-        }
+    fn delete_note_points(&mut self, ids: &[String]) -> Result<(), StoreError> {
         let points = ids.iter().map(|id| PointId::Uuid(point_id(id))).collect();
         self.notes.update(UpdateOperation::PointOperation(
             PointOperations::DeletePoints { ids: points },
         ))?;
-        self.delete_owned(CHUNKS, ids)?;
-        self.delete_owned(EDGES, ids)
+        Ok(())
     }
 
     fn delete_owned(
@@ -434,13 +430,11 @@ impl EmbeddedStore {
 
     /// The edges matching a filter, sorted by edge id.
     fn edges_where(&self, filter: Filter) -> Result<Vec<Edge>, StoreError> {
-        let mut v: Vec<Edge> = self
-            .scroll(&self.edges, Some(filter), WithPayloadInterface::Bool(true))?
-            .into_iter()
-            .map(decode(EDGES))
-            .collect::<Result<_, _>>()?;
-        v.sort_by(|a, b| a.edge_id.cmp(&b.edge_id));
-        Ok(v)
+        payload::sorted_edges(self.scroll(
+            &self.edges,
+            Some(filter),
+            WithPayloadInterface::Bool(true),
+        )?)
     }
 }
 

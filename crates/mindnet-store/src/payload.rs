@@ -81,6 +81,17 @@ pub fn decode<T: serde::de::DeserializeOwned>(
     }
 }
 
+/// Edge payloads read back, sorted by edge id (the order every edge list
+/// of the `Store` trait promises).
+pub fn sorted_edges(maps: Vec<Map<String, Value>>) -> Result<Vec<mindnet_core::Edge>, StoreError> {
+    let mut v: Vec<mindnet_core::Edge> = maps
+        .into_iter()
+        .map(decode(EDGES))
+        .collect::<Result<_, _>>()?;
+    v.sort_by(|a, b| a.edge_id.cmp(&b.edge_id));
+    Ok(v)
+}
+
 pub fn note_state(m: &Map<String, Value>) -> NoteState {
     NoteState {
         note_id: string_field(m, "note_id"),

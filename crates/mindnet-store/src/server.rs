@@ -248,14 +248,7 @@ impl ServerStore {
     }
 
     fn edges_where(&self, filter: Value) -> Result<Vec<Edge>, StoreError> {
-        let mut v: Vec<Edge> = self
-            .cols
-            .scroll(EDGES, Some(filter), json!(true))?
-            .into_iter()
-            .map(decode(EDGES))
-            .collect::<Result<_, _>>()?;
-        v.sort_by(|a, b| a.edge_id.cmp(&b.edge_id));
-        Ok(v)
+        payload::sorted_edges(self.cols.scroll(EDGES, Some(filter), json!(true))?)
     }
 
     fn query(
@@ -431,18 +424,14 @@ impl Writer for Committer<'_> {
         }
     }
 
-    fn delete_notes(&mut self, ids: &[String]) -> Result<(), StoreError> {
-        if ids.is_empty() {
-            return Ok(());
-        }
+    fn delete_note_points(&mut self, ids: &[String]) -> Result<(), StoreError> {
         let points: Vec<String> = ids.iter().map(|id| uuid(id)).collect();
         self.cols.post(
             NOTES,
             "/points/delete?wait=true",
             json!({ "points": points }),
         )?;
-        self.delete_owned(CHUNKS, ids)?;
-        self.delete_owned(EDGES, ids)
+        Ok(())
     }
 
     fn delete_owned(
