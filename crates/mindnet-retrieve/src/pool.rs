@@ -22,6 +22,10 @@ pub struct Pool {
     pub notes: Vec<PoolNote>,
     /// Content edges between two notes of the pool, each once, as authored.
     pub edges: Vec<PoolEdge>,
+    /// Candidate chunks the store sent along with their scores, by id (a
+    /// server does, for a pool without expansion); the hits' texts are read
+    /// from here before they are asked for.
+    pub texts: HashMap<String, mindnet_core::Chunk>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -149,7 +153,17 @@ impl Retriever<'_> {
         };
         let limit = 10_000;
         let text = (q.mode == Mode::Hybrid).then_some(q.text.as_str());
-        let scores = self.store.score_candidates(vector, text, &scope, limit)?;
+        // Without expansion the candidates are the seeds: few enough to
+        // come with their texts.
+        let with_texts = expanded.is_empty();
+        let scores = self
+            .store
+            .score_candidates(vector, text, &scope, limit, with_texts)?;
+        let texts = scores
+            .chunks
+            .into_iter()
+            .map(|c| (c.chunk_id.clone(), c))
+            .collect();
         let dense = by_chunk(scores.dense);
         let lexical = by_chunk(scores.lexical);
         let seed_ids: HashSet<&str> = seeds.iter().map(|s| s.chunk_id.as_str()).collect();
@@ -228,6 +242,7 @@ impl Retriever<'_> {
             chunks,
             notes,
             edges,
+            texts,
         })
     }
 }

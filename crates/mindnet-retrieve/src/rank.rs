@@ -75,11 +75,16 @@ pub(crate) fn rank(
         })
         .map(|c| pool.chunks[c].chunk_id.clone())
         .collect();
-    let chunks: HashMap<String, mindnet_core::Chunk> = r
-        .store
-        .chunks_by_id(&ids)?
-        .into_iter()
-        .map(|c| (c.chunk_id.clone(), c))
+    let missing: Vec<String> = ids
+        .iter()
+        .filter(|id| !pool.texts.contains_key(*id))
+        .cloned()
+        .collect();
+    let read = r.store.chunks_by_id(&missing)?;
+    let chunks: HashMap<&str, &mindnet_core::Chunk> = read
+        .iter()
+        .chain(pool.texts.values())
+        .map(|c| (c.chunk_id.as_str(), c))
         .collect();
     let note_link = |n: usize, kind: &str, contribution: f64| {
         Link::new(r, &pool.notes[n].note_id, kind, contribution)
@@ -89,7 +94,7 @@ pub(crate) fn rank(
         .filter_map(|s| {
             let pc = &pool.chunks[s.chunk];
             let note = r.notes.get(&pool.notes[pc.note].note_id)?;
-            let chunk = chunks.get(&pc.chunk_id);
+            let chunk = chunks.get(pc.chunk_id.as_str()).copied();
             let from: Vec<Link> = s
                 .from
                 .iter()
@@ -117,7 +122,7 @@ pub(crate) fn rank(
                     .flatten()
                     .filter_map(|(c, score)| {
                         let id = &pool.chunks[*c].chunk_id;
-                        let c = chunks.get(id)?;
+                        let c = *chunks.get(id.as_str())?;
                         Some(Section {
                             chunk_id: id.clone(),
                             section: c.section.clone(),

@@ -294,6 +294,7 @@ mod tests {
                 note("other", 1),
             ],
             edges: vec![link(0, 1), link(0, 2), link(3, 2)],
+            texts: Default::default(),
         }
     }
 

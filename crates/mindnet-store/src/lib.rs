@@ -205,6 +205,9 @@ pub struct CandidateScores {
     pub dense: Vec<ChunkHit>,
     /// Empty when no text was given.
     pub lexical: Vec<ChunkHit>,
+    /// The candidates' chunks, when asked for and the backend reads them
+    /// with the scores; else empty (read them with `chunks_by_id`).
+    pub chunks: Vec<Chunk>,
 }
 
 /// The operations the importer and the retriever need, independent of where
@@ -340,20 +343,26 @@ pub trait Store: Send + Sync {
     ) -> Result<Vec<ChunkHit>, StoreError>;
     /// The dense and (with `text`) the BM25 scores of the chunks in `scope`:
     /// the two searches that score a query's candidates. A server answers
-    /// both in one request.
+    /// both in one request, and with `with_chunks` (for a small scope) sends
+    /// the chunks themselves along, which saves the request for the hits'
+    /// texts; in-process that read costs nothing, so the embedded store
+    /// leaves it for later.
     fn score_candidates(
         &self,
         dense: &[f32],
         text: Option<&str>,
         scope: &ChunkFilter,
         limit: usize,
+        with_chunks: bool,
     ) -> Result<CandidateScores, StoreError> {
+        let _ = with_chunks;
         Ok(CandidateScores {
             dense: self.search_dense(dense, scope, limit)?,
             lexical: match text {
                 Some(t) => self.search_lexical(t, scope, limit)?,
                 None => Vec::new(),
             },
+            chunks: Vec::new(),
         })
     }
     /// Chunks by id, in the order asked; unknown ids are left out.

@@ -797,13 +797,19 @@ impl Store for ServerStore {
         text: Option<&str>,
         scope: &ChunkFilter,
         limit: usize,
+        with_chunks: bool,
     ) -> Result<CandidateScores, StoreError> {
         let search = |query: Value, using: &str| {
+            let payload = if with_chunks && using == DENSE {
+                json!(true)
+            } else {
+                json!(["chunk_id", "note_id"])
+            };
             let mut q = json!({
                 "query": query,
                 "using": using,
                 "limit": limit,
-                "with_payload": ["chunk_id", "note_id"],
+                "with_payload": payload,
             });
             if let Some(f) = chunk_filter(scope) {
                 q["filter"] = f;
@@ -815,15 +821,34 @@ impl Store for ServerStore {
         if let Some(q) = q.as_ref().filter(|q| !q.indices.is_empty()) {
             searches.push(search(sparse(q), BM25));
         }
-        let answers = self.cols.post(
+        let mut answers = self.cols.post(
             CHUNKS,
             "/points/query/batch",
             json!({ "searches": searches }),
         )?;
-        let mut answers = answers.as_array().into_iter().flatten().map(hits);
+        let mut answers = answers.as_array_mut().into_iter().flatten();
+        let (dense, chunks) = match answers.next() {
+            Some(a) => {
+                let scores = hits(a);
+                let chunks = if with_chunks {
+                    a["points"]
+                        .as_array_mut()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|p| object(p["payload"].take()))
+                        .map(decode(CHUNKS))
+                        .collect::<Result<_, _>>()?
+                } else {
+                    Vec::new()
+                };
+                (scores, chunks)
+            }
+            None => (Vec::new(), Vec::new()),
+        };
         Ok(CandidateScores {
-            dense: answers.next().unwrap_or_default(),
-            lexical: answers.next().unwrap_or_default(),
+            dense,
+            lexical: answers.next().map(|a| hits(a)).unwrap_or_default(),
+            chunks,
         })
     }
 
