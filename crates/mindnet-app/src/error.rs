@@ -136,7 +136,8 @@ impl From<mindnet_store::StoreError> for AppError {
             | S::ServerModelMismatch { .. }
             | S::Format { .. } => ErrorCode::Conflict,
             S::Dimension { .. } => ErrorCode::Unprocessable,
-            S::Unreachable { .. } => ErrorCode::Unavailable,
+            // Nothing was written; it works again once space is freed.
+            S::Unreachable { .. } | S::DiskFull { .. } => ErrorCode::Unavailable,
             S::Io { .. }
             | S::Qdrant(_)
             | S::Payload { .. }

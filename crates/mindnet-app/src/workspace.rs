@@ -361,6 +361,7 @@ impl Workspace {
             created,
             last_import,
             last_import_seconds,
+            import_started,
         } = meta;
         Ok(StatusResponse {
             vault: self.settings.vault.display().to_string(),
@@ -376,6 +377,7 @@ impl Workspace {
             created,
             last_import,
             last_import_seconds,
+            unfinished_import: import_started,
             sync: lock(&self.progress.state).clone(),
         })
     }

@@ -8,6 +8,7 @@ mod bench_graph;
 mod bench_lint;
 mod bench_mcp;
 mod bench_serve;
+mod bench_soak;
 mod chat_cmd;
 mod import;
 mod lint_cmd;

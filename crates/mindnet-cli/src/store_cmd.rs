@@ -55,6 +55,12 @@ pub fn check(args: StatusArgs) -> Result<ExitCode> {
                 c.fields.join(", ")
             );
         }
+        if let Some(started) = &report.unfinished_import {
+            println!(
+                "  the import begun {started} has not finished ({} edges point to notes it has not written yet); the next import completes it",
+                report.pending
+            );
+        }
         if report.is_ok() {
             println!("  no problems found");
         }

@@ -283,6 +283,9 @@ pub fn sync<S: Store + ?Sized>(
         targets.insert(&b.note.note_id, (&b.note.title, &b.note.note_type));
     }
     let mut titles: HashMap<String, Vec<f32>> = HashMap::new();
+    if !work.is_empty() || !deletes.is_empty() {
+        write(store).start_import()?;
+    }
     let mut first = true;
     let mut committed = 0;
     for batch in work.chunks(opts.batch_notes.max(1)) {

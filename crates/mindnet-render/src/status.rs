@@ -67,6 +67,12 @@ pub fn status_text(s: &StatusResponse) -> String {
         }
         _ => out.push_str("last import never finished\n"),
     }
+    if let Some(t) = &s.unfinished_import {
+        let _ = writeln!(
+            out,
+            "unfinished  the import begun {t} did not finish; the next import completes it"
+        );
+    }
     if s.sync.running {
         let _ = writeln!(
             out,

@@ -2,8 +2,9 @@
 //! healthy index never contains, and the payload indexes that exist.
 
 use crate::payload::{CHUNKS, EDGES, INDEXES, NOTES};
-use crate::{Store, StoreError};
+use crate::{NoteState, Store, StoreError};
 use mindnet_core::ids::{chunk_id, edge_key, point_id};
+use mindnet_core::{Chunk, Edge, Note};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -11,7 +12,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Problem {
     /// `dangling_edge`, `orphan_edge`, `orphan_chunk`, `missing_belongs_to`,
-    /// `broken_chain`, `duplicate_id`, `missing_index`, `unfinished_batch`.
+    /// `broken_chain`, `duplicate_id`, `missing_index`, `unfinished_batch`,
+    /// `corrupt_payload`.
     pub kind: &'static str,
     pub id: String,
     pub message: String,
@@ -23,6 +25,12 @@ pub struct CheckReport {
     pub chunks: usize,
     pub edges: usize,
     pub unresolved: usize,
+    /// When the import began that is writing now, or was cut short (a
+    /// crash, a full disk); the next import completes it.
+    pub unfinished_import: Option<String>,
+    /// Resolved edges whose target that unfinished import had not written
+    /// yet: expected in the middle of an import, so no problem.
+    pub pending: usize,
     pub indexes: Vec<CollectionIndexes>,
     pub problems: Vec<Problem>,
 }
@@ -38,6 +46,27 @@ impl CheckReport {
     pub fn is_ok(&self) -> bool {
         self.problems.is_empty()
     }
+}
+
+/// Why a payload does not read back as what it stores (a field missing or
+/// of the wrong type), if it does not. The checks below read fields
+/// leniently so that they can go on; this is where such a payload shows.
+fn undecodable(collection: &str, m: &Map<String, Value>) -> Option<String> {
+    let mut m = m.clone();
+    if collection == NOTES {
+        // The check reads notes without their full text, to keep its
+        // memory small.
+        m.entry("fulltext").or_insert(Value::String(String::new()));
+    }
+    let v = Value::Object(m);
+    let read = match collection {
+        NOTES => serde_json::from_value::<Note>(v.clone())
+            .map(drop)
+            .and_then(|()| serde_json::from_value::<NoteState>(v).map(drop)),
+        CHUNKS => serde_json::from_value::<Chunk>(v).map(drop),
+        _ => serde_json::from_value::<Edge>(v).map(drop),
+    };
+    read.err().map(|e| e.to_string())
 }
 
 fn s<'a>(m: &'a Map<String, Value>, k: &str) -> &'a str {
@@ -71,13 +100,20 @@ pub fn check<S: Store + ?Sized>(store: &S) -> Result<CheckReport, StoreError> {
         }
         let note_ids: HashSet<&str> = notes.iter().map(|n| s(n, "note_id")).collect();
         let chunk_ids: HashSet<&str> = chunks.iter().map(|c| s(c, "chunk_id")).collect();
-        for (what, list, key) in [
-            ("note", &notes, "note_id"),
-            ("chunk", &chunks, "chunk_id"),
-            ("edge", &edges, "edge_id"),
+        for (what, list, key, collection) in [
+            ("note", &notes, "note_id", NOTES),
+            ("chunk", &chunks, "chunk_id", CHUNKS),
+            ("edge", &edges, "edge_id", EDGES),
         ] {
             let mut seen = HashSet::new();
             for m in list {
+                if let Some(why) = undecodable(collection, m) {
+                    problem(
+                        "corrupt_payload",
+                        s(m, key),
+                        format!("{what} payload: {why}"),
+                    );
+                }
                 if !seen.insert(s(m, key)) {
                     problem("duplicate_id", s(m, key), format!("{what} id stored twice"));
                 }
@@ -103,6 +139,8 @@ pub fn check<S: Store + ?Sized>(store: &S) -> Result<CheckReport, StoreError> {
 
         let mut structure: HashSet<(String, &str)> = HashSet::new();
         let mut unresolved = 0;
+        let mut pending = 0;
+        let unfinished = store.meta().import_started.clone();
         for e in &edges {
             let (id, src, dst, kind, owner) = (
                 s(e, "edge_id"),
@@ -126,9 +164,12 @@ pub fn check<S: Store + ?Sized>(store: &S) -> Result<CheckReport, StoreError> {
                 );
             }
             let resolved = e.get("resolved").and_then(Value::as_bool).unwrap_or(false);
+            let present = note_ids.contains(dst) || chunk_ids.contains(dst);
             if !resolved {
                 unresolved += 1;
-            } else if !note_ids.contains(dst) && !chunk_ids.contains(dst) {
+            } else if !present && unfinished.is_some() {
+                pending += 1;
+            } else if !present {
                 problem(
                     "dangling_edge",
                     id,
@@ -191,6 +232,8 @@ pub fn check<S: Store + ?Sized>(store: &S) -> Result<CheckReport, StoreError> {
             chunks: chunks.len(),
             edges: edges.len(),
             unresolved,
+            unfinished_import: unfinished,
+            pending,
             indexes,
             problems,
         })

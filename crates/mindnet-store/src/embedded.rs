@@ -6,6 +6,7 @@ use crate::meta::{self, ModelInfo, StoreMeta, io, write_durably};
 use crate::payload::{
     self, BM25, BOOL_FIELDS, CHUNKS, COLLECTIONS, DENSE, EDGES, NOTE_STATE_FIELDS, NOTES, decode,
 };
+use crate::space;
 use crate::{
     Catalog, ChunkFilter, ChunkHit, CollectionIndexes, Counts, EdgeCache, NoteState, NoteWrite,
     Store, StoreError, StoredNote,
@@ -27,6 +28,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 const JOURNAL: &str = "pending.json";
+/// Held while a new index is created.
+const CREATE_LOCK: &str = "create.lock";
 const PAGE: usize = 1024;
 
 pub struct EmbeddedStore {
@@ -196,7 +199,8 @@ fn load_shard(path: &Path) -> Result<EdgeShard, StoreError> {
                 }
                 std::thread::sleep(std::time::Duration::from_millis(100));
             }
-            other => return Ok(other?),
+            // Named by the shard: "Read-only file system" alone says not where.
+            other => return other.map_err(|e| io(path, e)),
         }
     }
 }
@@ -210,7 +214,7 @@ fn open_shard(
         load_shard(path)?
     } else {
         std::fs::create_dir_all(path).map_err(|e| io(path, e))?;
-        EdgeShard::new(path, config())?
+        EdgeShard::new(path, config()).map_err(|e| io(path, e))?
     };
     // Indexes added in later versions are created on an older index too.
     let existing = shard.info().payload_schema;
@@ -249,32 +253,46 @@ impl EmbeddedStore {
     /// Opens the index in `dir`, creating it for `model` if there is none.
     /// An index built by another model is refused before anything is touched.
     pub fn open(dir: &Path, model: &ModelInfo, lang: &str) -> Result<Self, StoreError> {
-        let meta = match meta::read(dir)? {
-            Some(m) if m.model != *model => {
-                return Err(StoreError::ModelMismatch {
-                    path: dir.to_path_buf(),
-                    stored: m.model.name,
-                    stored_dim: m.model.dim,
-                    requested: model.name.clone(),
-                    requested_dim: model.dim,
-                });
-            }
-            Some(m) => m,
-            None => {
-                std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-                let m = StoreMeta {
-                    format: meta::FORMAT,
-                    model: model.clone(),
-                    lang: lang.to_string(),
-                    created: meta::now_rfc3339(),
-                    last_import: None,
-                    last_import_seconds: None,
-                };
-                meta::write(dir, &m)?;
-                m
-            }
+        match meta::read(dir)? {
+            Some(m) if m.model != *model => Err(StoreError::ModelMismatch {
+                path: dir.to_path_buf(),
+                stored: m.model.name,
+                stored_dim: m.model.dim,
+                requested: model.name.clone(),
+                requested_dim: model.dim,
+            }),
+            Some(m) => Self::open_with(dir, m),
+            None => Self::create(dir, model, lang),
+        }
+    }
+
+    /// A new index. Two processes can create one at the same moment (two
+    /// imports of a fresh vault): a lock file takes them in turn, and
+    /// `meta.json` is written last, so whoever finds it finds the shards
+    /// complete.
+    fn create(dir: &Path, model: &ModelInfo, lang: &str) -> Result<Self, StoreError> {
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        space::ensure_room(dir, 0, "creating the index")?;
+        let path = dir.join(CREATE_LOCK);
+        let lock = std::fs::File::create(&path).map_err(|e| io(&path, e))?;
+        lock.lock().map_err(|e| io(&path, e))?;
+        if meta::read(dir)?.is_some() {
+            // The other process made it meanwhile.
+            drop(lock);
+            return Self::open(dir, model, lang);
+        }
+        let m = StoreMeta {
+            format: meta::FORMAT,
+            model: model.clone(),
+            lang: lang.to_string(),
+            created: meta::now_rfc3339(),
+            last_import: None,
+            last_import_seconds: None,
+            import_started: None,
         };
-        Self::open_with(dir, meta)
+        let store = Self::open_with(dir, m.clone())?;
+        meta::write(dir, &m)?;
+        Ok(store)
     }
 
     /// Opens an existing index whatever its model (for `status` and `check`).
@@ -287,6 +305,7 @@ impl EmbeddedStore {
     }
 
     fn open_with(dir: &Path, meta: StoreMeta) -> Result<Self, StoreError> {
+        space::explain_sigbus(dir);
         let root = dir.join("qdrant");
         let dim = meta.model.dim;
         let indexes = payload::indexes;
@@ -421,11 +440,10 @@ impl EmbeddedStore {
     /// Reads the note payloads (all but the full text) from the notes shard.
     fn load_note_states(&self) -> Result<Vec<NoteState>, StoreError> {
         let with = WithPayloadInterface::Fields(NOTE_STATE_FIELDS.iter().map(|f| jp(f)).collect());
-        Ok(self
-            .scroll(&self.notes, None, with)?
-            .iter()
+        self.scroll(&self.notes, None, with)?
+            .into_iter()
             .map(payload::note_state)
-            .collect())
+            .collect()
     }
 
     /// The edges matching a filter, sorted by edge id.
@@ -461,6 +479,17 @@ impl Store for EmbeddedStore {
         writes: &[NoteWrite<'_>],
         deletes: &[String],
     ) -> Result<(), StoreError> {
+        let texts: usize = writes
+            .iter()
+            .map(|w| {
+                let chunks: usize = w.chunks.iter().map(|c| c.text.len() + c.window.len()).sum();
+                w.note.fulltext.len() + chunks
+            })
+            .sum();
+        let chunks: usize = writes.iter().map(|w| w.chunks.len()).sum();
+        let edges: usize = writes.iter().map(|w| w.edges.len()).sum();
+        let need = space::batch_bytes(texts, chunks, self.meta.model.dim, edges);
+        space::ensure_room(&self.dir, need, "writing a batch of notes")?;
         let mut shards = Shards {
             dir: &self.dir,
             notes: &self.notes,
@@ -652,6 +681,13 @@ impl Store for EmbeddedStore {
             .collect()
     }
 
+    fn start_import(&mut self) -> Result<(), StoreError> {
+        if self.meta.stamp_started() {
+            meta::write(&self.dir, &self.meta)?;
+        }
+        Ok(())
+    }
+
     fn finish_import(&mut self, seconds: f64) -> Result<(), StoreError> {
         self.meta.finish_import(&self.dir, seconds)
     }
@@ -659,6 +695,18 @@ impl Store for EmbeddedStore {
     fn optimize(&self) -> Result<bool, StoreError> {
         // Only the chunks carry vectors; without an HNSW index every dense
         // search compares the query with every chunk.
+        // The optimizer writes the new segment beside the old one.
+        let chunk_dir = self.dir.join("qdrant").join(CHUNKS);
+        if let Err(e) = space::ensure_room(
+            &self.dir,
+            space::used_bytes(&chunk_dir),
+            "building the vector index",
+        ) {
+            tracing::warn!(
+                "{e}. The index is complete; until an import has the room to build the vector index, searches compare the query with every chunk"
+            );
+            return Ok(false);
+        }
         let t = std::time::Instant::now();
         let done = self.chunks.optimize()?;
         if done {

@@ -106,10 +106,13 @@ fn claim(rest: &Rest, path: &str, owner: &str) -> Result<(String, f64), StoreErr
         Some(&json!({ "ids": [POINT], "with_payload": true })),
     )?;
     let p = &found[0]["payload"];
-    Ok((
-        p["owner"].as_str().unwrap_or_default().to_string(),
-        p["expires"].as_f64().unwrap_or(0.0),
-    ))
+    match (p["owner"].as_str(), p["expires"].as_f64()) {
+        (Some(owner), Some(expires)) => Ok((owner.to_string(), expires)),
+        _ => Err(StoreError::Payload {
+            collection: "writer",
+            message: format!("the write lease at {path} has no owner or expiry: {p}"),
+        }),
+    }
 }
 
 impl Lease {

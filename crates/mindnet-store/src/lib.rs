@@ -23,6 +23,7 @@ pub mod payload;
 mod rest;
 mod search;
 mod server;
+mod space;
 
 pub use catalog::Catalog;
 pub use check::{CheckReport, CollectionIndexes, Problem, check, ids};
@@ -40,6 +41,15 @@ pub enum StoreError {
     Io { path: PathBuf, message: String },
     #[error("qdrant: {0}")]
     Qdrant(String),
+    #[error(
+        "{path}: not enough free space for {doing}: {free_mb} MB free, {need_mb} MB needed (mindnet keeps 64 MB spare, as Qdrant grows its files in steps). Nothing of this batch was written; free space on that disk and import again"
+    )]
+    DiskFull {
+        path: PathBuf,
+        doing: &'static str,
+        free_mb: u64,
+        need_mb: u64,
+    },
     #[error(
         "{path}: the index is in use by another mindnet process (an import or a server); waited 60 s. Try again when it has finished."
     )]
@@ -114,13 +124,15 @@ impl From<qdrant_edge::OperationError> for StoreError {
 }
 
 /// A stored note without its full text: what change detection, link
-/// resolution, filters and hit display need.
-#[derive(Debug, Clone, PartialEq)]
+/// resolution, filters and hit display need. Read from the note payload by
+/// name (`payload::NOTE_STATE_FIELDS`).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 pub struct NoteState {
     pub note_id: String,
     pub path: String,
     pub title: String,
     pub aliases: Vec<String>,
+    #[serde(rename = "type")]
     pub note_type: String,
     pub status: Status,
     pub tags: Vec<String>,
@@ -367,6 +379,9 @@ pub trait Store: Send + Sync {
     }
     /// Chunks by id, in the order asked; unknown ids are left out.
     fn chunks_by_id(&self, ids: &[String]) -> Result<Vec<Chunk>, StoreError>;
+    /// Marks an import as begun before its first batch, so that `check`
+    /// knows edges may point to notes it has not written yet.
+    fn start_import(&mut self) -> Result<(), StoreError>;
     /// Records the time of a finished import.
     fn finish_import(&mut self, seconds: f64) -> Result<(), StoreError>;
     /// Builds the vector indexes (HNSW) of segments that have grown large

@@ -23,6 +23,11 @@ pub struct StoreMeta {
     pub created: String,
     pub last_import: Option<String>,
     pub last_import_seconds: Option<f64>,
+    /// When the import that is writing now, or was cut short, began; `None`
+    /// once it finished. Until then edges may point to notes it has not
+    /// written yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import_started: Option<String>,
 }
 
 impl StoreMeta {
@@ -40,9 +45,24 @@ impl StoreMeta {
 
     /// Stamps a finished import and writes the metadata to `dir`.
     pub(crate) fn finish_import(&mut self, dir: &Path, seconds: f64) -> Result<(), StoreError> {
+        self.stamp_finished(seconds);
+        write(dir, self)
+    }
+
+    pub(crate) fn stamp_finished(&mut self, seconds: f64) {
         self.last_import = Some(now_rfc3339());
         self.last_import_seconds = Some(seconds);
-        write(dir, self)
+        self.import_started = None;
+    }
+
+    /// Marks an import as begun, unless an unfinished one is marked already
+    /// (whose notes it goes on writing).
+    pub(crate) fn stamp_started(&mut self) -> bool {
+        if self.import_started.is_some() {
+            return false;
+        }
+        self.import_started = Some(now_rfc3339());
+        true
     }
 }
 

@@ -4,7 +4,6 @@
 //! written. One definition, so an index moves between backends unchanged.
 
 use crate::{NoteState, NoteWrite, StoreError};
-use mindnet_core::Status;
 use serde_json::{Map, Value};
 
 pub const NOTES: &str = "notes";
@@ -92,42 +91,25 @@ pub fn sorted_edges(maps: Vec<Map<String, Value>>) -> Result<Vec<mindnet_core::E
     Ok(v)
 }
 
-pub fn note_state(m: &Map<String, Value>) -> NoteState {
-    NoteState {
-        note_id: string_field(m, "note_id"),
-        path: string_field(m, "path"),
-        title: string_field(m, "title"),
-        aliases: strings_field(m, "aliases"),
-        note_type: string_field(m, "type"),
-        status: Status::parse(&string_field(m, "status")).unwrap_or(Status::Active),
-        tags: strings_field(m, "tags"),
-        retriever_weight: m
-            .get("retriever_weight")
-            .and_then(Value::as_f64)
-            .unwrap_or(1.0),
-        hash: string_field(m, "hash"),
-        chunks_digest: string_field(m, "chunks_digest"),
-        edges_digest: string_field(m, "edges_digest"),
-    }
+/// A note's state from its stored payload. Every field is required: a
+/// payload without one is corrupt, never read as a default (an empty hash
+/// would make the note look changed, a missing status make it active).
+pub fn note_state(m: Map<String, Value>) -> Result<NoteState, StoreError> {
+    decode(NOTES)(m)
 }
 
-fn string_field(m: &Map<String, Value>, k: &str) -> String {
+fn required_str(
+    m: &Map<String, Value>,
+    collection: &'static str,
+    k: &str,
+) -> Result<String, StoreError> {
     m.get(k)
         .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
-}
-
-fn strings_field(m: &Map<String, Value>, k: &str) -> Vec<String> {
-    m.get(k)
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
+        .map(str::to_string)
+        .ok_or_else(|| StoreError::Payload {
+            collection,
+            message: format!("the string field `{k}` is missing"),
         })
-        .unwrap_or_default()
 }
 
 /// Refuses a write whose vectors do not fit the index's model: one vector
@@ -168,8 +150,8 @@ pub fn stored_notes(
     use std::collections::HashMap;
     let mut by_id: HashMap<String, crate::StoredNote> = HashMap::new();
     for m in notes {
-        let chunks_digest = string_field(&m, "chunks_digest");
-        let edges_digest = string_field(&m, "edges_digest");
+        let chunks_digest = required_str(&m, NOTES, "chunks_digest")?;
+        let edges_digest = required_str(&m, NOTES, "edges_digest")?;
         let note: Note = decode(NOTES)(m)?;
         by_id.insert(
             note.note_id.clone(),

@@ -165,6 +165,14 @@ fn object(v: Value) -> Option<Map<String, Value>> {
 }
 
 impl ServerStore {
+    fn save_meta(&self) -> Result<(), StoreError> {
+        let meta = serde_json::to_value(&self.meta).map_err(|e| StoreError::Server {
+            url: self.cols.rest.url().to_string(),
+            message: format!("cannot encode the index metadata: {e}"),
+        })?;
+        self.cols.set_metadata(json!({ META_KEY: meta }))
+    }
+
     /// Opens the index on the server, creating its collections for `model`
     /// if there are none. An index built by another model is refused before
     /// anything is written.
@@ -191,6 +199,7 @@ impl ServerStore {
                     created: crate::meta::now_rfc3339(),
                     last_import: None,
                     last_import_seconds: None,
+                    import_started: None,
                 };
                 create_collections(&rest, config, &m)?;
                 m
@@ -310,7 +319,13 @@ impl Collections {
 
     /// How many batches the index has had written (0 before the first).
     fn generation(&self) -> Result<u64, StoreError> {
-        Ok(self.metadata()?[GENERATION_KEY].as_u64().unwrap_or(0))
+        match self.metadata()?[GENERATION_KEY].take() {
+            Value::Null => Ok(0),
+            v => v.as_u64().ok_or_else(|| StoreError::Payload {
+                collection: NOTES,
+                message: format!("`metadata.{GENERATION_KEY}` is {v}, not a count"),
+            }),
+        }
     }
 
     /// Every payload of the points matching `filter`.
@@ -581,12 +596,13 @@ impl Store for ServerStore {
 
     fn catalog(&self) -> Result<&Catalog, StoreError> {
         built_once(&self.catalog, &self.building, || {
-            Ok(Catalog::from_states(
-                self.cols
-                    .scroll(NOTES, None, json!(NOTE_STATE_FIELDS))?
-                    .iter()
-                    .map(payload::note_state),
-            ))
+            let states = self
+                .cols
+                .scroll(NOTES, None, json!(NOTE_STATE_FIELDS))?
+                .into_iter()
+                .map(payload::note_state)
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Catalog::from_states(states))
         })
     }
 
@@ -877,10 +893,15 @@ impl Store for ServerStore {
             .collect())
     }
 
+    fn start_import(&mut self) -> Result<(), StoreError> {
+        if self.meta.stamp_started() {
+            self.save_meta()?;
+        }
+        Ok(())
+    }
+
     fn finish_import(&mut self, seconds: f64) -> Result<(), StoreError> {
-        self.meta.last_import = Some(crate::meta::now_rfc3339());
-        self.meta.last_import_seconds = Some(seconds);
-        let meta = serde_json::to_value(&self.meta).unwrap_or(Value::Null);
-        self.cols.set_metadata(json!({ META_KEY: meta }))
+        self.meta.stamp_finished(seconds);
+        self.save_meta()
     }
 }

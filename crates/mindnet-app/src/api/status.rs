@@ -95,6 +95,9 @@ pub struct StatusResponse {
     pub created: String,
     pub last_import: Option<String>,
     pub last_import_seconds: Option<f64>,
+    /// When the import began that is writing, or was cut short; the next
+    /// import completes it.
+    pub unfinished_import: Option<String>,
     pub sync: SyncProgress,
 }
 
