@@ -23,13 +23,18 @@ pub struct Healed {
 }
 
 /// The content of the first fenced block (```` ```markdown ````, ```` ```md ````
-/// or a bare fence), else the whole text. An unclosed fence runs to the end.
+/// or a bare fence) that wraps the draft, else the whole text. An unclosed
+/// fence runs to the end. A fence after the draft has begun (its `---` or a
+/// heading) is a code block of the note, not a wrapper.
 fn fenced(text: &str, repairs: &mut Vec<String>) -> String {
     let mut lines = text.lines();
     let mut inside = Vec::new();
     let mut found = false;
     for line in lines.by_ref() {
         let t = line.trim_start();
+        if t.trim_end() == "---" || t.starts_with('#') {
+            break;
+        }
         if let Some(lang) = t.strip_prefix("```") {
             let lang = lang.trim();
             if lang.is_empty() || lang == "markdown" || lang == "md" {
@@ -99,7 +104,9 @@ fn mapping(yaml: &str, repairs: &mut Vec<String>, spill: &mut Vec<String>) -> Ma
     if yaml.trim().is_empty() {
         return Mapping::new();
     }
-    if let Ok(Value::Mapping(m)) = serde_yaml_ng::from_str::<Value>(yaml) {
+    if mindnet_core::yaml::too_deep(yaml).is_none()
+        && let Ok(Value::Mapping(m)) = serde_yaml_ng::from_str::<Value>(yaml)
+    {
         return m;
     }
     let mut m = Mapping::new();
@@ -108,8 +115,9 @@ fn mapping(yaml: &str, repairs: &mut Vec<String>, spill: &mut Vec<String>) -> Ma
         match line.split_once(':') {
             Some((k, v)) if yaml_like(line) && !line.starts_with(' ') => {
                 let v = v.trim();
-                let value = serde_yaml_ng::from_str::<Value>(v)
-                    .ok()
+                let value = (mindnet_core::yaml::too_deep(v).is_none())
+                    .then(|| serde_yaml_ng::from_str::<Value>(v).ok())
+                    .flatten()
                     .filter(|x| !matches!(x, Value::Mapping(_)))
                     .unwrap_or_else(|| {
                         bad += 1;
@@ -141,6 +149,36 @@ fn text_of(v: &Value) -> String {
     }
 }
 
+/// The frontmatter fields that hold one value; mindnet ignores a list or a
+/// mapping there (`frontmatter::split` reports it).
+const SINGLE_VALUE_FIELDS: [&str; 4] = ["id", "title", "type", "status"];
+
+enum Field {
+    Keep(Value),
+    /// Not frontmatter as mindnet reads it, so it goes into the body, where
+    /// nothing is lost; the text says why.
+    Move(Value, &'static str),
+}
+
+fn field(key: &str, v: Value, repairs: &mut Vec<String>) -> Field {
+    if !FRONTMATTER_FIELDS.contains(&key) {
+        return Field::Move(v, "is no frontmatter field");
+    }
+    if !SINGLE_VALUE_FIELDS.contains(&key) {
+        return Field::Keep(v);
+    }
+    match v {
+        Value::Sequence(mut items)
+            if items.len() == 1 && !matches!(items[0], Value::Sequence(_) | Value::Mapping(_)) =>
+        {
+            repairs.push(format!("`{key}` was a list of one; its value was kept"));
+            Field::Keep(items.remove(0))
+        }
+        Value::Sequence(_) | Value::Mapping(_) => Field::Move(v, "must be a single value"),
+        other => Field::Keep(other),
+    }
+}
+
 /// Repairs a draft as an LLM or a user wrote it.
 pub fn heal(text: &str) -> Healed {
     let mut repairs = Vec::new();
@@ -152,13 +190,14 @@ pub fn heal(text: &str) -> Healed {
     let mut moved = Vec::new();
     for (k, v) in map {
         let key = text_of(&k);
-        if FRONTMATTER_FIELDS.contains(&key.as_str()) {
-            front.insert(Value::String(key), v);
-        } else {
-            moved.push(format!("## {key}\n\n{}", text_of(&v)));
-            repairs.push(format!(
-                "`{key}` is no frontmatter field; it was moved into the body"
-            ));
+        match field(&key, v, &mut repairs) {
+            Field::Keep(v) => {
+                front.insert(Value::String(key), v);
+            }
+            Field::Move(v, why) => {
+                moved.push(format!("## {key}\n\n{}", text_of(&v)));
+                repairs.push(format!("`{key}` {why}; it was moved into the body"));
+            }
         }
     }
     let mut body_parts: Vec<String> = Vec::new();
@@ -167,7 +206,7 @@ pub fn heal(text: &str) -> Healed {
     }
     body_parts.extend(moved);
     if !body.trim().is_empty() {
-        body_parts.push(body.trim().to_string());
+        body_parts.push(without_blank_edges(&body).to_string());
     }
     let title = front.get("title").map(text_of).filter(|t| !t.is_empty());
     let note_type = front.get("type").map(text_of).filter(|t| !t.is_empty());
@@ -187,9 +226,41 @@ pub fn heal(text: &str) -> Healed {
     }
 }
 
+/// The text without its leading blank lines and trailing whitespace. Not
+/// `trim()`: the indentation of the first line is content (a nested list),
+/// and dropping it would make healing a healed draft change it again.
+fn without_blank_edges(text: &str) -> &str {
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        if !line.trim().is_empty() {
+            break;
+        }
+        start += line.len();
+    }
+    text[start..].trim_end()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_indented_first_body_line_survives_a_second_healing() {
+        // Found by the fuzzer: tab-indented YAML spills into the body, and
+        // the second healing used to strip the first tab.
+        let once = heal("---\ntitle: Tabs\ntags:\n\t- a\n\t- b\n---\n# Tabs\n");
+        assert!(once.markdown.contains("\t- a\n\t- b"), "{}", once.markdown);
+        assert_eq!(heal(&once.markdown).markdown, once.markdown);
+    }
+
+    #[test]
+    fn a_list_where_one_value_belongs_is_unwrapped_or_moved() {
+        let h = heal("---\ntitle: T\nstatus: [stable]\ntype: [a, b]\n---\nText.\n");
+        assert!(h.markdown.contains("status: stable\n"), "{}", h.markdown);
+        assert!(h.markdown.contains("## type\n\n- a\n- b"), "{}", h.markdown);
+        assert_eq!(h.note_type, None);
+        assert_eq!(h.repairs.len(), 2, "{:?}", h.repairs);
+    }
 
     #[test]
     fn a_clean_draft_passes_unchanged_in_substance() {
@@ -235,6 +306,13 @@ mod tests {
                 "Hier ist der Entwurf:\n```markdown\n---\ntype: value\ntitle: Ehrlichkeit\n---\nWichtig.",
                 "no closing ```",
                 &["title: Ehrlichkeit", "Wichtig."],
+            ),
+            // A code block in the draft's body is part of the note, not a
+            // wrapper around it: healing the healed draft changes nothing.
+            (
+                "---\ntitle: Skript\ntype: concept\n---\nSo geht es:\n\n```\nls -la\n```\n\nDanach weiter.",
+                "",
+                &["title: Skript", "So geht es:", "ls -la", "Danach weiter."],
             ),
             // No frontmatter at all: the body stays.
             (

@@ -5,6 +5,14 @@ use serde::de::DeserializeOwned;
 use std::path::Path;
 
 pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
+    if let Some(line) = too_deep(text) {
+        return Err(ConfigError::Invalid {
+            path: path.to_path_buf(),
+            line,
+            field: String::new(),
+            message: too_deep_message(),
+        });
+    }
     serde_yaml_ng::from_str(text).map_err(|e| {
         let line = e.location().map(|l| l.line()).unwrap_or(1);
         let message = e.to_string();
@@ -16,6 +24,38 @@ pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigEr
             message,
         }
     })
+}
+
+/// How deep YAML flow collections (`[`, `{`) may nest: serde_yaml_ng refuses
+/// deeper documents anyway, but only after libyaml has scanned them, and its
+/// scanner takes time quadratic in the depth (a frontmatter of 20,000 `[`
+/// took 9 s under the fuzzer; one of a few MB would take hours).
+pub const MAX_FLOW_DEPTH: usize = 128;
+
+/// The 1-based line where `text` opens more than `MAX_FLOW_DEPTH` flow
+/// collections, if it does. Brackets in quoted strings count too: no
+/// real document has a hundred of them unclosed.
+pub fn too_deep(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut line = 1;
+    for b in text.bytes() {
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_FLOW_DEPTH {
+                    return Some(line);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'\n' => line += 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+pub fn too_deep_message() -> String {
+    format!("YAML nests more than {MAX_FLOW_DEPTH} levels of `[` or `{{`; not read")
 }
 
 /// serde names the field in backticks: "unknown field `foo`", "missing field `bar`".
@@ -67,6 +107,16 @@ pub fn read(path: &Path) -> Result<String, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_deep_flow_nesting_is_refused_with_its_line_before_parsing() {
+        let deep = format!("a: 1\nb: {}{}\n", "[".repeat(200), "]".repeat(200));
+        assert_eq!(too_deep(&deep), Some(2));
+        let wide = "x: [[1], [2], {a: [3]}]\n".repeat(1000);
+        assert_eq!(too_deep(&wide), None);
+        let err = parse::<serde_yaml_ng::Value>(Path::new("c.yaml"), &deep).unwrap_err();
+        assert!(err.to_string().contains("c.yaml"), "{err}");
+    }
 
     #[test]
     fn finds_nested_key_lines() {

@@ -92,6 +92,16 @@ pub fn split(text: &str) -> Split<'_> {
     out.yaml = Some(yaml);
     out.frontmatter.raw = yaml.to_string();
     out.frontmatter.first_line = 2;
+    if let Some(line) = mindnet_core::yaml::too_deep(yaml) {
+        out.issues.push(FrontmatterIssue {
+            line: line + 1,
+            message: format!(
+                "frontmatter {}, defaults used",
+                mindnet_core::yaml::too_deep_message()
+            ),
+        });
+        return out;
+    }
     match serde_yaml_ng::from_str::<Value>(yaml) {
         Ok(Value::Mapping(map)) => fill(&mut out.frontmatter, &map, &mut out.issues),
         Ok(Value::Null) => {}
@@ -187,6 +197,20 @@ pub fn normalize_tag(raw: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_deeply_nested_value_is_an_issue_not_a_long_wait() {
+        let text = format!("---\ntitle: T\nx: {}\n---\nText.\n", "[".repeat(20_000));
+        let s = split(&text);
+        assert_eq!(s.issues.len(), 1, "{:?}", s.issues);
+        assert_eq!(s.issues[0].line, 3);
+        assert!(
+            s.issues[0].message.contains("nests more than"),
+            "{:?}",
+            s.issues
+        );
+        assert_eq!(s.frontmatter.title, None, "defaults used");
+    }
 
     #[test]
     fn reads_fields_and_body_offset() {
