@@ -77,6 +77,11 @@ pub enum BenchCommand {
     /// latency, concurrent clients, and the same while edited notes are
     /// re-imported by the watcher. Edits the vault: use a generated one.
     Serve(crate::bench_serve::ServeBench),
+    /// A long run of `mindnet serve` under query load while notes are
+    /// changed, added and deleted: queries/s, p99, errors, the RSS curve,
+    /// and whether the index equals a clean import at the end. Edits the
+    /// vault: use a generated one.
+    Soak(crate::bench_soak::SoakBench),
     /// Search over MCP stdio against the same queries through the
     /// application layer: what the protocol costs.
     Mcp(crate::bench_mcp::McpBench),
@@ -109,6 +114,7 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
         BenchCommand::Lint(args) => crate::bench_lint::run(args),
         BenchCommand::Chat(args) => crate::bench_chat::run(args),
         BenchCommand::Serve(args) => crate::bench_serve::run(args),
+        BenchCommand::Soak(args) => crate::bench_soak::run(args),
         BenchCommand::Mcp(args) => crate::bench_mcp::run(args),
         BenchCommand::Graph(args) => crate::bench_graph::run(args),
     }

@@ -32,9 +32,9 @@ pub struct ServeBench {
     pub seed: u64,
 }
 
-struct Served {
-    child: Child,
-    base: String,
+pub(crate) struct Served {
+    pub(crate) child: Child,
+    pub(crate) base: String,
 }
 
 impl Drop for Served {
@@ -46,7 +46,7 @@ impl Drop for Served {
     }
 }
 
-fn start(vault: &std::path::Path) -> Result<(Served, f64)> {
+pub(crate) fn start(vault: &std::path::Path) -> Result<(Served, f64)> {
     use std::io::BufRead;
     let t = Instant::now();
     let mut child = Command::new(std::env::current_exe()?)
@@ -98,7 +98,7 @@ fn start(vault: &std::path::Path) -> Result<(Served, f64)> {
 }
 
 /// One query; its latency in ms, or `None` on any error.
-fn ask(http: &reqwest::blocking::Client, base: &str, q: &str) -> Option<f64> {
+pub(crate) fn ask(http: &reqwest::blocking::Client, base: &str, q: &str) -> Option<f64> {
     let t = Instant::now();
     let r = http
         .post(format!("{base}/query"))
@@ -112,11 +112,21 @@ fn ask(http: &reqwest::blocking::Client, base: &str, q: &str) -> Option<f64> {
     Some(t.elapsed().as_secs_f64() * 1000.0)
 }
 
-struct Load {
-    ok: usize,
-    errors: usize,
-    seconds: f64,
-    ms: Vec<f64>,
+/// `GET /status`, or `None` if the server does not answer.
+pub(crate) fn status(base: &str) -> Option<Value> {
+    reqwest::blocking::Client::new()
+        .get(format!("{base}/status"))
+        .send()
+        .ok()?
+        .json()
+        .ok()
+}
+
+pub(crate) struct Load {
+    pub(crate) ok: usize,
+    pub(crate) errors: usize,
+    pub(crate) seconds: f64,
+    pub(crate) ms: Vec<f64>,
 }
 
 fn load(base: &str, questions: &[String], clients: usize, until: &dyn Fn(f64) -> bool) -> Load {
@@ -161,7 +171,7 @@ fn load(base: &str, questions: &[String], clients: usize, until: &dyn Fn(f64) ->
     }
 }
 
-fn report(label: &str, l: &Load) {
+pub(crate) fn report(label: &str, l: &Load) {
     let p = latency(&l.ms);
     println!(
         "{label}: {} queries in {:.1} s = {:.1} queries/s, p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms, {} errors",
@@ -238,14 +248,7 @@ pub fn run(args: ServeBench) -> Result<ExitCode> {
             std::fs::write(&f.abs_path, text)?;
         }
         let base = served.base.clone();
-        let status = move || -> Option<Value> {
-            reqwest::blocking::Client::new()
-                .get(format!("{base}/status"))
-                .send()
-                .ok()?
-                .json()
-                .ok()
-        };
+        let status = move || status(&base);
         let edited = Instant::now();
         // Until the watcher's sync of the edits has finished (at most 30 min).
         let l = load(&served.base, &questions, args.clients, &|t| {

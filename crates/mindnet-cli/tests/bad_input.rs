@@ -211,3 +211,42 @@ fn a_missing_vault_is_a_clear_error() {
         "{err}"
     );
 }
+
+/// Every Markdown entry of the malformed-input corpus (`tests/malformed/`),
+/// imported as one vault: each becomes a note or is skipped with a reason,
+/// nothing panics, and the index is clean.
+#[test]
+fn the_malformed_corpus_imports_as_one_vault() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/malformed");
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = Vec::new();
+    for e in fs::read_dir(&corpus).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") && name != "README.md" {
+            fs::copy(e.path(), dir.path().join(&name)).unwrap();
+            names.push(name);
+        }
+    }
+    assert!(names.len() >= 20, "{names:?}");
+    let plan = dry_run(dir.path(), &[]);
+    assert!(!plan.stderr.contains("panicked"), "{}", plan.stderr);
+    let summary = plan.summary();
+    let notes = plan.notes();
+    for name in &names {
+        let noted = notes.iter().any(|n| n["path"] == name.as_str());
+        let skipped = summary["skipped"].as_array().unwrap().iter().any(|s| {
+            s["path"] == name.as_str() && s["reason"].as_str().is_some_and(|r| !r.is_empty())
+        });
+        assert!(
+            noted || skipped,
+            "{name}: neither a note nor skipped with a reason"
+        );
+    }
+    common::import_m3(dir.path());
+    let out = mindnet(&["check", dir.path().to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

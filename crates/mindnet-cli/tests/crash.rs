@@ -6,7 +6,6 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 /// The vendored HotpotQA vault: 992 notes, enough to kill an import mid-way.
 fn hotpotqa() -> PathBuf {
@@ -41,29 +40,8 @@ fn sigkill_mid_import_then_reimport_equals_a_clean_import() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Kill while a batch is in flight, after at least one batch committed.
-    let journal = killed.path().join(".mindnet/pending.json");
-    let started = Instant::now();
-    let mut batches_seen = 0;
-    let mut was_pending = false;
-    loop {
-        assert!(
-            started.elapsed() < Duration::from_secs(300),
-            "the import never reached a second batch"
-        );
-        if child.try_wait().unwrap().is_some() {
-            panic!("the import finished before it could be killed");
-        }
-        let pending = journal.exists();
-        if pending && !was_pending {
-            batches_seen += 1;
-        }
-        was_pending = pending;
-        if pending && batches_seen >= 3 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    // Kill while a batch is in flight, after at least two committed.
+    common::wait_for_batch(&mut child, &killed.path().join(".mindnet"), 3);
     child.kill().unwrap(); // SIGKILL on Unix
     child.wait().unwrap();
 
@@ -86,4 +64,33 @@ fn sigkill_mid_import_then_reimport_equals_a_clean_import() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+#[test]
+fn a_corrupt_crash_journal_is_a_clear_error_and_nothing_is_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::demo_vault(), dir.path());
+    import(dir.path());
+    let ids = common::ids(&dir.path().join(".mindnet"));
+    // A journal torn by a disk fault: which notes it named is unknown.
+    let journal = dir.path().join(".mindnet/pending.json");
+    std::fs::write(&journal, "[\"3f2a").unwrap();
+    for args in [
+        vec!["status", dir.path().to_str().unwrap()],
+        vec!["import", dir.path().to_str().unwrap()],
+    ] {
+        let out = common::mindnet(&args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("pending.json")
+                && err.contains("write journal")
+                && err.contains("unreadable"),
+            "{args:?}: {err}"
+        );
+    }
+    // Refused, not "recovered" as empty: the journal and every note stay.
+    assert!(journal.exists());
+    std::fs::remove_file(&journal).unwrap();
+    assert_eq!(common::ids(&dir.path().join(".mindnet")), ids);
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Server, copy_dir, demo_vault, ids, import_m3, mindnet};
+use common::{Server, catch_up_and_check, copy_dir, demo_vault, ids, import_m3};
 use serde_json::json;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -179,20 +179,8 @@ fn kill_9_mid_sync_then_restart_equals_a_clean_import() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let mut s = s;
-    s.child.kill().unwrap(); // SIGKILL
-    s.child.wait().unwrap();
-    drop(s);
-
-    let s = Server::start(v, &["--no-watch"]);
-    s.wait_log("index up to date");
-    assert!(s.stop().success());
-    let out = mindnet(&["check", v.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    s.kill();
+    catch_up_and_check(v);
 
     let clean = tempfile::tempdir().unwrap();
     copy_dir(v, clean.path());

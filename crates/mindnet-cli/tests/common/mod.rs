@@ -210,6 +210,27 @@ impl Server {
         std::mem::forget(self);
         status
     }
+
+    /// SIGKILL: the server gets no chance to finish what it does.
+    pub fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+/// Starts a server without the watcher, waits until its startup sync has
+/// caught up with the vault, stops it, and asserts `mindnet check` is clean.
+pub fn catch_up_and_check(vault: &Path) {
+    let s = Server::start(vault, &["--no-watch"]);
+    s.wait_log("index up to date");
+    assert!(s.stop().success());
+    let out = mindnet(&["check", vault.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 impl Drop for Server {
@@ -294,46 +315,83 @@ pub fn llama_server() -> LlamaServer {
         Some(dir) => dir.join("bin").join("llama-server-vulkan"),
         None => "llama-server-vulkan".into(),
     };
-    let port = free_port();
-    let mut cmd = std::process::Command::new(&bin);
-    if let Some(dir) = &target {
-        cmd.env("PYTHONPATH", dir);
-    }
-    let child = cmd
-        .arg("-m")
-        .arg(&gguf)
-        .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-        .args([
-            "-c",
-            "2048",
-            "-t",
-            "1",
-            "-np",
-            "1",
-            "--no-webui",
-            "--metrics",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{}: {e}; {install}", bin.display()));
-    let server = LlamaServer {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-    };
-    let started = std::time::Instant::now();
-    loop {
-        let ok = reqwest::blocking::get(format!("{}/health", server.url))
-            .ok()
-            .and_then(|r| r.json::<serde_json::Value>().ok())
-            .is_some_and(|v| v["status"] == "ok");
-        if ok {
-            return server;
+    // A free port can be taken by a parallel test before llama-server binds
+    // it, and then the server exits at once: start again on another port, and
+    // say what the server printed if it never comes up.
+    let log = std::env::temp_dir().join(format!("llama-server-{}.log", std::process::id()));
+    let mut last = String::new();
+    for _ in 0..3 {
+        let port = free_port();
+        let mut cmd = std::process::Command::new(&bin);
+        if let Some(dir) = &target {
+            cmd.env("PYTHONPATH", dir);
         }
+        let stderr = std::fs::File::create(&log).unwrap();
+        let child = cmd
+            .arg("-m")
+            .arg(&gguf)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .args([
+                "-c",
+                "2048",
+                "-t",
+                "1",
+                "-np",
+                "1",
+                "--no-webui",
+                "--metrics",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .unwrap_or_else(|e| panic!("{}: {e}; {install}", bin.display()));
+        let mut server = LlamaServer {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        };
+        let started = std::time::Instant::now();
+        while started.elapsed() < std::time::Duration::from_secs(180) {
+            let ok = reqwest::blocking::get(format!("{}/health", server.url))
+                .ok()
+                .and_then(|r| r.json::<serde_json::Value>().ok())
+                .is_some_and(|v| v["status"] == "ok");
+            if ok {
+                return server;
+            }
+            if server.child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let printed = std::fs::read_to_string(&log).unwrap_or_default();
+        last = printed
+            .lines()
+            .rev()
+            .take(15)
+            .collect::<Vec<_>>()
+            .join("\n");
+    }
+    panic!("llama-server never became healthy; the end of its log, last line first:\n{last}");
+}
+
+/// Waits until an import `child` writing the index in `data` has begun its
+/// `n`th batch (its journal appeared `n` times), so a fault lands mid-import.
+pub fn wait_for_batch(child: &mut std::process::Child, data: &Path, n: usize) {
+    let journal = data.join("pending.json");
+    let started = std::time::Instant::now();
+    let (mut seen, mut was) = (0, false);
+    while seen < n {
         assert!(
-            started.elapsed() < std::time::Duration::from_secs(90),
-            "llama-server never became healthy"
+            started.elapsed() < std::time::Duration::from_secs(300),
+            "the import never reached batch {n}"
         );
-        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the import finished before batch {n}"
+        );
+        let now = journal.exists();
+        seen += usize::from(now && !was);
+        was = now;
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }
