@@ -80,8 +80,12 @@ fn a_corrupt_crash_journal_is_a_clear_error_and_nothing_is_deleted() {
         vec!["import", dir.path().to_str().unwrap()],
     ] {
         let out = common::mindnet(&args);
-        assert!(!out.status.success(), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success(),
+            "{args:?} succeeded: {}{err}",
+            String::from_utf8_lossy(&out.stdout)
+        );
         assert!(
             err.contains("pending.json")
                 && err.contains("write journal")

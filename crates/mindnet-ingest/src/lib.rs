@@ -10,6 +10,7 @@ pub mod plan;
 pub mod resolve;
 pub mod scan;
 pub mod source;
+pub mod spans;
 pub mod wikilink;
 
 pub use plan::{Config, ImportOptions, ImportPlan, Skipped, plan_vault};

@@ -5,6 +5,7 @@
 
 use crate::frontmatter::{self, Frontmatter, FrontmatterIssue};
 use crate::lines::LineIndex;
+use crate::spans::Spans;
 use crate::wikilink::{self, LinkParts};
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 use std::ops::Range;
@@ -106,16 +107,13 @@ pub fn parse(text: &str) -> ParsedNote {
         w.event(event, (r.start + body_start)..(r.end + body_start), text);
     }
 
-    let comments = comment_ranges(text, body_start, &w.code);
-    let in_comment = |o: usize| comments.iter().any(|c| c.contains(&o));
-    w.links.retain(|l| !in_comment(l.range.start));
-    w.tags.retain(|(o, _)| !in_comment(*o));
+    let code = Spans::new(w.code.iter().cloned());
+    let comment_list = comment_ranges(text, body_start, &code);
+    let comments = Spans::new(comment_list.iter().cloned());
+    w.links.retain(|l| !comments.contains(l.range.start));
+    w.tags.retain(|(o, _)| !comments.contains(*o));
     // A block wholly inside a comment is not content; headings in it are not headings.
-    let hidden = |r: &Range<usize>| {
-        comments
-            .iter()
-            .any(|c| c.start <= r.start && r.end <= c.end)
-    };
+    let hidden = |r: &Range<usize>| comments.covers(r);
     let mut kept_headings = Vec::new();
     let mut heading_map = vec![None; w.headings.len()];
     for (i, h) in w.headings.into_iter().enumerate() {
@@ -146,7 +144,7 @@ pub fn parse(text: &str) -> ParsedNote {
             });
             continue;
         };
-        let callout = callouts.iter().find(|c| c.range.contains(&raw.range.start));
+        let callout = callout_at(&callouts, raw.range.start);
         links.push(Link {
             parts,
             embed: raw.embed,
@@ -157,7 +155,14 @@ pub fn parse(text: &str) -> ParsedNote {
         });
     }
 
-    for pos in stray_brackets(text, body_start, &w.code, &comments, &w.link_ranges) {
+    let covered = Spans::new(
+        w.code
+            .iter()
+            .chain(&comment_list)
+            .chain(&w.link_ranges)
+            .cloned(),
+    );
+    for pos in stray_brackets(text, body_start, &covered, &lines) {
         let rest = &text[pos + 2..];
         let message = if rest.starts_with("]]") || rest.starts_with("|]]") {
             "empty wikilink `[[]]` ignored".to_string()
@@ -178,7 +183,7 @@ pub fn parse(text: &str) -> ParsedNote {
         blocks,
         links,
         tags: w.tags.into_iter().map(|(_, t)| t).collect(),
-        comments,
+        comments: comment_list,
         issues,
         lines,
     }
@@ -330,15 +335,14 @@ fn scan_tags(text: &str, r: Range<usize>, out: &mut Vec<(usize, String)>) {
 }
 
 /// Obsidian comments `%%...%%` outside code; an unclosed `%%` runs to the end.
-fn comment_ranges(text: &str, body_start: usize, code: &[Range<usize>]) -> Vec<Range<usize>> {
-    let in_code = |o: usize| code.iter().any(|c| c.contains(&o));
+fn comment_ranges(text: &str, body_start: usize, code: &Spans) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut open: Option<usize> = None;
     let mut i = body_start;
     while let Some(found) = text[i..].find("%%") {
         let pos = i + found;
         i = pos + 2;
-        if in_code(pos) {
+        if code.contains(pos) {
             continue;
         }
         match open.take() {
@@ -353,31 +357,26 @@ fn comment_ranges(text: &str, body_start: usize, code: &[Range<usize>]) -> Vec<R
 }
 
 /// Positions of `[[` that did not become a link: unclosed or empty wikilinks.
-fn stray_brackets(
-    text: &str,
-    body_start: usize,
-    code: &[Range<usize>],
-    comments: &[Range<usize>],
-    links: &[Range<usize>],
-) -> Vec<usize> {
-    let covered = |o: usize| {
-        code.iter()
-            .chain(comments)
-            .chain(links)
-            .any(|c| c.contains(&o))
-    };
+fn stray_brackets(text: &str, body_start: usize, covered: &Spans, lines: &LineIndex) -> Vec<usize> {
     let mut out = Vec::new();
-    let mut last_line_start = usize::MAX;
+    let mut last_line = 0;
     for (i, _) in text[body_start..].match_indices("[[") {
         let pos = body_start + i;
-        let line_start = text[..pos].rfind('\n').map_or(0, |n| n + 1);
+        let line = lines.line(pos);
         // One report per line is enough; `[[[[` would otherwise report twice.
-        if !covered(pos) && line_start != last_line_start {
+        if !covered.contains(pos) && line != last_line {
             out.push(pos);
-            last_line_start = line_start;
+            last_line = line;
         }
     }
     out
+}
+
+/// The callout that holds `offset`. Callouts are top-level quotes, so they
+/// are disjoint and in order, and a binary search finds it.
+fn callout_at(callouts: &[EdgeCallout], offset: usize) -> Option<&EdgeCallout> {
+    let i = callouts.partition_point(|c| c.range.end <= offset);
+    callouts.get(i).filter(|c| c.range.start <= offset)
 }
 
 /// An `> [!edge] KIND: [[A]] [[B]]` callout and the kind in force on each of its lines.
