@@ -123,10 +123,16 @@ pub fn migrate(
         let notes = source.export(batch)?;
         let writes: Vec<_> = notes.iter().map(|n| n.as_write()).collect();
         target.write_batch(&writes, &[])?;
+        if target.optimize_due() {
+            target.optimize_midway()?;
+        }
         progress.advance(batch.len());
     }
     progress.finish();
     target.finish_import(started.elapsed().as_secs_f64())?;
+    // An embedded target would otherwise search without its vector index
+    // until its next import.
+    target.optimize()?;
     let (a, b) = (source.counts()?, target.counts()?);
     if a != b {
         return Err(AppError::internal(format!(

@@ -27,7 +27,7 @@ pub enum BenchCommand {
     },
     /// Embed generated German chunk-sized texts; report chunks per second and peak memory.
     Embed {
-        /// Embedder name (e5-small, use-m3, ollama:<model>, openai:<model>).
+        /// Embedder name (e5-small, use-m3, ollama:<model>, openai:<model>, words:<dim>).
         #[arg(long, default_value = "e5-small")]
         model: String,
         /// Number of texts.

@@ -21,7 +21,7 @@ pub struct ImportArgs {
     /// Build everything but write nothing; print what would be stored.
     #[arg(long)]
     pub dry_run: bool,
-    /// Embedding model: e5-small (default), use-m3, ollama:<model>, openai:<model>.
+    /// Embedding model: e5-small (default), use-m3, ollama:<model>, openai:<model>; words:<dim> (no model) for benchmarks.
     /// Default: $MINDNET_EMBEDDING_MODEL, else the model the index was built with.
     #[arg(long, value_name = "NAME")]
     pub embedder: Option<String>,

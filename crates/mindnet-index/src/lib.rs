@@ -343,6 +343,10 @@ pub fn sync<S: Store + ?Sized>(
         write(store).write_batch(&writes, dels)?;
         first = false;
         committed += batch.len();
+        // Under the read lock, as at the end: queries go on.
+        if read(store).optimize_due() {
+            read(store).optimize_midway()?;
+        }
     }
     if first && !deletes.is_empty() {
         write(store).write_batch(&[], &deletes)?;

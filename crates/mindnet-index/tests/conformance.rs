@@ -22,7 +22,7 @@ fn vector(text: &str) -> Vec<f32> {
 
 fn model() -> ModelInfo {
     ModelInfo {
-        name: "test-words".into(),
+        name: format!("words:{DIM}"),
         dim: DIM,
     }
 }

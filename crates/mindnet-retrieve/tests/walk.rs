@@ -77,7 +77,7 @@ fn fixture() -> Fixture {
     );
     let embedder = Words::new(DIM);
     let model = ModelInfo {
-        name: "test-words".into(),
+        name: format!("words:{DIM}"),
         dim: DIM,
     };
     let store = EmbeddedStore::open(&dir.path().join("data"), &model, "de").unwrap();

@@ -15,10 +15,10 @@ use mindnet_core::ids::point_id;
 use mindnet_core::{Chunk, Edge, Note};
 use qdrant_edge::bm25_embed::{EdgeBm25, EdgeBm25Config};
 use qdrant_edge::{
-    Condition, CountRequest, CreateIndex, Distance, EdgeConfigBuilder, EdgeShard,
-    EdgeSparseVectorParamsBuilder, EdgeVectorParamsBuilder, FieldCondition, FieldIndexOperations,
-    Filter, JsonPath, Match, Modifier, PayloadFieldSchema, PayloadSchemaType, PointId,
-    PointInsertOperations, PointOperations, PointStruct, ScrollRequest, UpdateOperation,
+    Condition, CountRequest, CreateIndex, Distance, EdgeConfigBuilder, EdgeOptimizersConfig,
+    EdgeShard, EdgeSparseVectorParamsBuilder, EdgeVectorParamsBuilder, FieldCondition,
+    FieldIndexOperations, Filter, JsonPath, Match, Modifier, PayloadFieldSchema, PayloadSchemaType,
+    PointId, PointInsertOperations, PointOperations, PointStruct, ScrollRequest, UpdateOperation,
     ValueVariants, Vector, VectorStructInternal, Vectors, WalOptions, WithPayloadInterface,
     WithVector,
 };
@@ -26,11 +26,26 @@ use serde_json::{Map, Value};
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 const JOURNAL: &str = "pending.json";
 /// Held while a new index is created.
 const CREATE_LOCK: &str = "create.lock";
 const PAGE: usize = 1024;
+/// Chunks written before a long import stops to optimize. Every BM25 vector
+/// goes into the appendable segment's in-memory posting lists, and Qdrant
+/// Edge's insert rewrites every earlier entry of each of its terms' lists,
+/// so writing grows quadratic in that segment's size. Optimizing midway
+/// indexes the segment, makes it immutable and starts an empty appendable
+/// one. Measured in docs/benchmarks.md ("Qdrant server backend: cost as the
+/// vault grows").
+const OPTIMIZE_EVERY_CHUNKS: usize = 20_000;
+/// The segment count Qdrant's merge optimizer keeps during a long import:
+/// high enough that it never merges there. With the default (half the cores,
+/// at least 2) every midway optimize merged all segments and rebuilt their
+/// HNSW graph (12, 26, 57 s at 20k, 40k, 60k chunks), quadratic again; the
+/// final `optimize` merges once.
+const MIDWAY_SEGMENTS: usize = 1_000;
 
 pub struct EmbeddedStore {
     dir: PathBuf,
@@ -46,6 +61,8 @@ pub struct EmbeddedStore {
     /// Held while the catalog is built, so concurrent first readers build it
     /// once.
     building: std::sync::Mutex<()>,
+    /// Chunks written since the last `optimize`; see `OPTIMIZE_EVERY_CHUNKS`.
+    unoptimized: AtomicUsize,
 }
 
 /// A payload field name as Qdrant's path type; our names are plain identifiers.
@@ -352,6 +369,7 @@ impl EmbeddedStore {
             edge_cache: EdgeCache::default(),
             catalog: OnceLock::new(),
             building: std::sync::Mutex::new(()),
+            unoptimized: AtomicUsize::new(0),
         };
         store.recover()?;
         Ok(store)
@@ -504,7 +522,9 @@ impl Store for EmbeddedStore {
             catalog: &mut self.catalog,
             edge_cache: &mut self.edge_cache,
         };
-        commit::write_batch(&mut shards, kept, writes, deletes)
+        commit::write_batch(&mut shards, kept, writes, deletes)?;
+        self.unoptimized.fetch_add(chunks, Ordering::Relaxed);
+        Ok(())
     }
 
     fn counts(&self) -> Result<Counts, StoreError> {
@@ -692,9 +712,28 @@ impl Store for EmbeddedStore {
         self.meta.finish_import(&self.dir, seconds)
     }
 
+    fn optimize_due(&self) -> bool {
+        self.unoptimized.load(Ordering::Relaxed) >= OPTIMIZE_EVERY_CHUNKS
+    }
+
     fn optimize(&self) -> Result<bool, StoreError> {
+        self.optimize_chunks(None)
+    }
+
+    fn optimize_midway(&self) -> Result<bool, StoreError> {
+        self.optimize_chunks(Some(MIDWAY_SEGMENTS))
+    }
+}
+
+impl EmbeddedStore {
+    /// Builds the HNSW index of the chunk segments past the indexing
+    /// threshold. `segments`: how many segments Qdrant keeps before it
+    /// merges (its default when `None`).
+    fn optimize_chunks(&self, segments: Option<usize>) -> Result<bool, StoreError> {
         // Only the chunks carry vectors; without an HNSW index every dense
         // search compares the query with every chunk.
+        // Reset first: without room, the next batches must not ask again.
+        self.unoptimized.store(0, Ordering::Relaxed);
         // The optimizer writes the new segment beside the old one.
         let chunk_dir = self.dir.join("qdrant").join(CHUNKS);
         if let Err(e) = space::ensure_room(
@@ -703,17 +742,23 @@ impl Store for EmbeddedStore {
             "building the vector index",
         ) {
             tracing::warn!(
-                "{e}. The index is complete; until an import has the room to build the vector index, searches compare the query with every chunk"
+                "{e}. Nothing written is lost; until an import has the room to build the vector index, searches compare the query with every chunk"
             );
             return Ok(false);
         }
+        // Set every time: a killed import may have left the midway count.
+        self.chunks.set_optimizers_config(EdgeOptimizersConfig {
+            default_segment_number: segments,
+            ..Default::default()
+        })?;
         let t = std::time::Instant::now();
         let done = self.chunks.optimize()?;
         if done {
             self.chunks.flush();
             tracing::info!(
-                "vector index of the chunks built in {:.2} s",
-                t.elapsed().as_secs_f64()
+                "vector index of the chunks built in {:.2} s ({} segments)",
+                t.elapsed().as_secs_f64(),
+                self.chunks.info().segments_count
             );
         }
         Ok(done)

@@ -236,45 +236,5 @@ impl Cluster {
     }
 }
 
-/// A deterministic embedder for fast tests of logic: a bag of words, each
-/// word of three or more letters hashed (FNV-1a) to one of `dim` axes,
-/// L2-normalised. No model, milliseconds per vault.
-pub struct Words(mindnet_embed::ModelId);
-
-impl Words {
-    /// Named `test-words`.
-    pub fn new(dim: usize) -> Words {
-        Words(mindnet_embed::ModelId {
-            name: "test-words".into(),
-            dim,
-        })
-    }
-
-    pub fn vector(&self, text: &str) -> Vec<f32> {
-        let dim = self.0.dim;
-        let mut v = vec![0f32; dim];
-        for w in text.to_lowercase().split(|c: char| !c.is_alphanumeric()) {
-            if w.chars().count() < 3 {
-                continue;
-            }
-            let h = w.bytes().fold(2_166_136_261u32, |h, b| {
-                (h ^ u32::from(b)).wrapping_mul(16_777_619)
-            });
-            v[h as usize % dim] += 1.0;
-        }
-        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
-        v.iter().map(|x| x / n).collect()
-    }
-}
-
-impl mindnet_embed::Embedder for Words {
-    fn id(&self) -> &mindnet_embed::ModelId {
-        &self.0
-    }
-    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, mindnet_embed::EmbedError> {
-        Ok(texts.iter().map(|t| self.vector(t)).collect())
-    }
-    fn embed_query(&self, text: &str) -> Result<Vec<f32>, mindnet_embed::EmbedError> {
-        Ok(self.vector(text))
-    }
-}
+/// The deterministic embedder of fast tests of logic (`words:<dim>`).
+pub use mindnet_embed::Words;
