@@ -746,11 +746,15 @@ impl EmbeddedStore {
             );
             return Ok(false);
         }
-        // Set every time: a killed import may have left the midway count.
-        self.chunks.set_optimizers_config(EdgeOptimizersConfig {
-            default_segment_number: segments,
-            ..Default::default()
-        })?;
+        // Checked every time: a killed import may have left the midway
+        // count. Written (a small file) only when it changes.
+        let current = self.chunks.config().optimizers.default_segment_number;
+        if current != segments {
+            self.chunks.set_optimizers_config(EdgeOptimizersConfig {
+                default_segment_number: segments,
+                ..Default::default()
+            })?;
+        }
         let t = std::time::Instant::now();
         let done = self.chunks.optimize()?;
         if done {
