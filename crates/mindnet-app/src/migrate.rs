@@ -123,9 +123,7 @@ pub fn migrate(
         let notes = source.export(batch)?;
         let writes: Vec<_> = notes.iter().map(|n| n.as_write()).collect();
         target.write_batch(&writes, &[])?;
-        if target.optimize_due() {
-            target.optimize_midway()?;
-        }
+        target.optimize_midway()?;
         progress.advance(batch.len());
     }
     progress.finish();

@@ -344,9 +344,7 @@ pub fn sync<S: Store + ?Sized>(
         first = false;
         committed += batch.len();
         // Under the read lock, as at the end: queries go on.
-        if read(store).optimize_due() {
-            read(store).optimize_midway()?;
-        }
+        read(store).optimize_midway()?;
     }
     if first && !deletes.is_empty() {
         write(store).write_batch(&[], &deletes)?;

@@ -712,15 +712,14 @@ impl Store for EmbeddedStore {
         self.meta.finish_import(&self.dir, seconds)
     }
 
-    fn optimize_due(&self) -> bool {
-        self.unoptimized.load(Ordering::Relaxed) >= OPTIMIZE_EVERY_CHUNKS
-    }
-
     fn optimize(&self) -> Result<bool, StoreError> {
         self.optimize_chunks(None)
     }
 
     fn optimize_midway(&self) -> Result<bool, StoreError> {
+        if self.unoptimized.load(Ordering::Relaxed) < OPTIMIZE_EVERY_CHUNKS {
+            return Ok(false);
+        }
         self.optimize_chunks(Some(MIDWAY_SEGMENTS))
     }
 }

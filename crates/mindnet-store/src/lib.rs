@@ -389,13 +389,10 @@ pub trait Store: Send + Sync {
     fn optimize(&self) -> Result<bool, StoreError> {
         Ok(false)
     }
-    /// Whether a long import should `optimize_midway` before its next
-    /// batch, because writing slows down as the unoptimized part grows.
-    fn optimize_due(&self) -> bool {
-        false
-    }
-    /// `optimize` in the middle of a long import: indexes what was written
-    /// so far without merging segments, which the final `optimize` does once.
+    /// Called after each batch of a long import, because writing slows down
+    /// as the unoptimized part grows: once enough was written since the last
+    /// time, indexes it without merging segments, which the final `optimize`
+    /// does once. Returns whether anything was done.
     fn optimize_midway(&self) -> Result<bool, StoreError> {
         Ok(false)
     }
