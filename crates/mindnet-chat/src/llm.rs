@@ -197,6 +197,8 @@ impl Llm {
         }
     }
 
+    /// A structured call is a decision (the router, the link judge), so it
+    /// samples greedily: the same message gets the same decision.
     fn body(&self, req: &LlmRequest<'_>) -> Value {
         let c = &self.config;
         match c.provider {
@@ -206,6 +208,7 @@ impl Llm {
                     b["max_tokens"] = json!(n);
                 }
                 if let Some(schema) = req.json_schema {
+                    b["temperature"] = json!(0);
                     b["response_format"] = json!({
                         "type": "json_schema",
                         "json_schema": {"name": "answer", "strict": true, "schema": schema}
@@ -216,9 +219,10 @@ impl Llm {
             Provider::Ollama => {
                 let mut b = json!({"model": c.model, "messages": req.messages, "stream": true});
                 if let Some(n) = req.max_tokens {
-                    b["options"] = json!({"num_predict": n});
+                    b["options"]["num_predict"] = json!(n);
                 }
                 if let Some(schema) = req.json_schema {
+                    b["options"]["temperature"] = json!(0);
                     b["format"] = schema.clone();
                 }
                 b

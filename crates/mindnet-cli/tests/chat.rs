@@ -363,7 +363,7 @@ fn with_a_real_llm_the_answer_streams_from_it_and_a_disconnect_cancels_it() {
         .collect();
     assert!(tokens.len() > 3, "{events:?}");
     assert_eq!(tokens.concat(), done["answer"].as_str().unwrap());
-    assert_eq!(done["sources"].as_array().unwrap().len(), 3);
+    assert_eq!(done["sources"].as_array().unwrap().len(), 3, "{done}");
     // The router asks the LLM when no rule matches; it names a strategy.
     let (_, r) = s.post(
         "/chat",

@@ -40,9 +40,16 @@ impl Workspace {
     ) -> Result<Option<Route>, mindnet_chat::LlmError> {
         let engine = self.engine();
         let rules = engine.chat();
-        let names: Vec<&String> = rules.strategies.keys().collect();
-        let list = rules
+        // A question is never an interview, whoever routes it (the rules
+        // and the centroids hold to this too): the LLM is not offered one.
+        let question = route::is_question(rules, message);
+        let offered: Vec<(&String, &Strategy)> = rules
             .strategies
+            .iter()
+            .filter(|(_, s)| !(question && s.interview))
+            .collect();
+        let names: Vec<&String> = offered.iter().map(|(n, _)| *n).collect();
+        let list = offered
             .iter()
             .map(|(n, s)| format!("- {n}: {}", s.description))
             .collect::<Vec<_>>()
@@ -64,7 +71,7 @@ impl Workspace {
         )?;
         let Some(name) = v["strategy"]
             .as_str()
-            .filter(|n| rules.strategies.contains_key(*n))
+            .filter(|n| names.iter().any(|m| m == n))
         else {
             return Ok(None);
         };
