@@ -74,17 +74,8 @@ fn only_links(t: &str) -> bool {
     if !t.contains("[[") {
         return false;
     }
-    let mut rest = t;
-    let mut prose = String::new();
-    while let Some(start) = rest.find("[[") {
-        prose.push_str(&rest[..start]);
-        match rest[start..].find("]]") {
-            Some(end) => rest = &rest[start + end + 2..],
-            None => return false,
-        }
-    }
-    prose.push_str(rest);
-    !prose.chars().any(char::is_alphabetic)
+    let outside = mindnet_core::wikilink::outside_links(t);
+    !outside.unclosed && !outside.prose.chars().any(char::is_alphabetic)
 }
 
 /// `kind: [[X]] [[Y]]`, the body of an edge callout: links, not prose.

@@ -87,6 +87,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose);
+    if !matches!(cli.command, Command::Serve(_) | Command::Mcp(_)) {
+        end_quietly_on_a_closed_pipe();
+    }
     let result = match cli.command {
         Command::Import(args) => import::run(args),
         Command::Query(args) => query_cmd::query(args),
@@ -112,6 +115,20 @@ fn main() -> ExitCode {
             eprintln!("error: {err:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Rust ignores SIGPIPE, so a report printed into a closed pipe
+/// (`mindnet bench … | head`) panics. A command that writes to stdout ends
+/// instead, as any Unix tool does; an import ended so is completed by the
+/// next one (STO-3). The two servers keep ignoring it: a client that hangs up
+/// must never end them.
+fn end_quietly_on_a_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: sets one signal back to its default disposition, before any
+    // thread of ours runs.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

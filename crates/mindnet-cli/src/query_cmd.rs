@@ -270,7 +270,17 @@ pub fn ask(args: AskArgs) -> Result<ExitCode> {
     match args.format.as_str() {
         "json" => println!("{}", serde_json::to_string_pretty(&r)?),
         "mermaid" => print!("{}", mindnet_render::mermaid(&r)),
-        _ => print!("{}", mindnet_render::ask_text(&r, a.lang)),
+        _ => {
+            print!("{}", mindnet_render::ask_text(&r, a.lang));
+            if r.causal.is_some() {
+                // The MCP tool appends the diagram itself; only here is it a flag.
+                let de = a.lang == Lang::De;
+                println!(
+                    "{} --format mermaid",
+                    if de { "Als Diagramm:" } else { "As a diagram:" }
+                );
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

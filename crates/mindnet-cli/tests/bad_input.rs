@@ -250,3 +250,23 @@ fn the_malformed_corpus_imports_as_one_vault() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// `mindnet … | head`: the reader goes away before the report is written.
+#[cfg(unix)]
+#[test]
+fn a_report_into_a_closed_pipe_ends_quietly_without_a_panic() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mindnet"))
+        .args(["import", "--dry-run"])
+        .arg(common::demo_vault())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.signal(), Some(13), "{:?}: {stderr}", out.status);
+}

@@ -12,6 +12,7 @@ pub mod rng;
 pub mod time;
 pub mod vocab;
 pub mod warning;
+pub mod wikilink;
 pub mod yaml;
 
 pub use error::ConfigError;

@@ -118,20 +118,8 @@ pub(crate) type Targets<'a> = HashMap<&'a str, (&'a str, &'a str)>;
 
 /// Lower-case words of 2+ letters outside `[[…]]`.
 fn words_outside_links(line: &str) -> usize {
-    let mut rest = line;
-    let mut prose = String::new();
-    while let Some(start) = rest.find("[[") {
-        prose.push_str(&rest[..start]);
-        match rest[start..].find("]]") {
-            Some(end) => rest = &rest[start + end + 2..],
-            None => {
-                rest = "";
-                break;
-            }
-        }
-    }
-    prose.push_str(rest);
-    prose
+    mindnet_core::wikilink::outside_links(line)
+        .prose
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
         .count()

@@ -219,7 +219,7 @@ pub fn ask_text(r: &QueryResponse, lang: Lang) -> String {
     out.push('\n');
     let _ = writeln!(
         out,
-        "{} {} {}, {} {} (--format mermaid)",
+        "{} {} {}, {} {}",
         if de {
             "Erklärungs-Subgraph:"
         } else {

@@ -16,6 +16,7 @@ mod catalog;
 mod check;
 mod commit;
 mod embedded;
+mod filter;
 mod graph;
 mod lease;
 mod meta;

@@ -3,6 +3,7 @@
 //! note ids (read from the payload), so callers never see Qdrant's point ids.
 
 use crate::embedded::{EmbeddedStore, jp};
+use crate::filter::FilterSyntax;
 use crate::payload::{BM25, DENSE};
 use crate::{ChunkFilter, ChunkHit, StoreError};
 use mindnet_core::ids::point_id;
@@ -12,40 +13,34 @@ use qdrant_edge::{
     WithPayloadInterface, WithVector,
 };
 
-fn any_of(field: &str, values: &[String]) -> Condition {
-    Condition::Field(FieldCondition::new_match(
-        jp(field),
-        Match::from(values.to_vec()),
-    ))
-}
+/// The embedded store's spelling of a `ChunkFilter`.
+struct EmbeddedFilters;
 
-/// The Qdrant filter of a `ChunkFilter`; `None` when it allows everything.
-fn to_filter(f: &ChunkFilter) -> Option<Filter> {
-    let mut must = Vec::new();
-    if !f.types.is_empty() {
-        must.push(any_of("type", &f.types));
+impl FilterSyntax for EmbeddedFilters {
+    type Condition = Condition;
+    type Filter = Filter;
+    fn any_of(field: &str, values: &[String]) -> Condition {
+        Condition::Field(FieldCondition::new_match(
+            jp(field),
+            Match::from(values.to_vec()),
+        ))
     }
-    if !f.statuses.is_empty() {
-        must.push(any_of("status", &f.statuses));
-    }
-    let mut scope = Vec::new();
-    if let Some(notes) = &f.notes {
-        scope.push(any_of("note_id", notes));
-    }
-    if let Some(chunks) = &f.chunks {
+    fn chunk_ids(chunks: &[String]) -> Condition {
         let ids: HasIdCondition = chunks.iter().map(|c| PointId::Uuid(point_id(c))).collect();
-        scope.push(Condition::HasId(ids));
+        Condition::HasId(ids)
     }
-    if !scope.is_empty() {
-        must.push(Condition::Filter(Filter {
-            should: Some(scope),
+    fn either(conditions: Vec<Condition>) -> Condition {
+        Condition::Filter(Filter {
+            should: Some(conditions),
             ..Default::default()
-        }));
+        })
     }
-    (!must.is_empty()).then(|| Filter {
-        must: Some(must),
-        ..Default::default()
-    })
+    fn all(conditions: Vec<Condition>) -> Filter {
+        Filter {
+            must: Some(conditions),
+            ..Default::default()
+        }
+    }
 }
 
 fn nearest(using: &str, v: VectorInternal) -> ScoringQuery {
@@ -90,7 +85,7 @@ impl EmbeddedStore {
         let points = self.chunk_shard().query(QueryRequest {
             prefetches,
             query: Some(query),
-            filter: to_filter(filter),
+            filter: filter.spelled::<EmbeddedFilters>(),
             score_threshold: None,
             limit,
             offset: 0,
@@ -139,7 +134,7 @@ impl EmbeddedStore {
             query: Some(query),
             limit: per_source,
             params: None,
-            filter: to_filter(filter),
+            filter: filter.spelled::<EmbeddedFilters>(),
             score_threshold: None,
         };
         let prefetches = vec![

@@ -15,6 +15,7 @@
 
 use crate::catalog::built_once;
 use crate::commit::{self, Kept, Point, Writer};
+use crate::filter::FilterSyntax;
 use crate::lease::Lease;
 use crate::meta::{FORMAT, ModelInfo, StoreMeta};
 use crate::payload::{
@@ -114,27 +115,25 @@ fn uuid(key: &str) -> String {
     point_id(key).to_string()
 }
 
-/// The server filter of a `ChunkFilter` (as the embedded store builds it).
-fn chunk_filter(f: &ChunkFilter) -> Option<Value> {
-    let mut conditions = Vec::new();
-    if !f.types.is_empty() {
-        conditions.push(match_any("type", &f.types));
+/// The server's spelling of a `ChunkFilter` (REST JSON).
+struct ServerFilters;
+
+impl FilterSyntax for ServerFilters {
+    type Condition = Value;
+    type Filter = Value;
+    fn any_of(field: &str, values: &[String]) -> Value {
+        match_any(field, values)
     }
-    if !f.statuses.is_empty() {
-        conditions.push(match_any("status", &f.statuses));
-    }
-    let mut scope = Vec::new();
-    if let Some(notes) = &f.notes {
-        scope.push(match_any("note_id", notes));
-    }
-    if let Some(chunks) = &f.chunks {
+    fn chunk_ids(chunks: &[String]) -> Value {
         let ids: Vec<String> = chunks.iter().map(|c| uuid(c)).collect();
-        scope.push(json!({ "has_id": ids }));
+        json!({ "has_id": ids })
     }
-    if !scope.is_empty() {
-        conditions.push(json!({ "should": scope }));
+    fn either(conditions: Vec<Value>) -> Value {
+        json!({ "should": conditions })
     }
-    (!conditions.is_empty()).then(|| must(conditions))
+    fn all(conditions: Vec<Value>) -> Value {
+        must(conditions)
+    }
 }
 
 fn sparse(v: &SparseVector) -> Value {
@@ -268,7 +267,7 @@ impl ServerStore {
     ) -> Result<Vec<ChunkHit>, StoreError> {
         body["limit"] = json!(limit);
         body["with_payload"] = json!(["chunk_id", "note_id"]);
-        if let Some(f) = chunk_filter(filter) {
+        if let Some(f) = filter.spelled::<ServerFilters>() {
             body["filter"] = f;
         }
         Ok(hits(&self.cols.post(CHUNKS, "/points/query", body)?))
@@ -793,7 +792,7 @@ impl Store for ServerStore {
     ) -> Result<Vec<ChunkHit>, StoreError> {
         let prefetch = |query: Value, using: &str| {
             let mut p = json!({ "query": query, "using": using, "limit": per_source });
-            if let Some(f) = chunk_filter(filter) {
+            if let Some(f) = filter.spelled::<ServerFilters>() {
                 p["filter"] = f;
             }
             p
@@ -827,7 +826,7 @@ impl Store for ServerStore {
                 "limit": limit,
                 "with_payload": payload,
             });
-            if let Some(f) = chunk_filter(scope) {
+            if let Some(f) = scope.spelled::<ServerFilters>() {
                 q["filter"] = f;
             }
             q
