@@ -88,11 +88,15 @@ fn no_vectors() -> Vectors {
 }
 
 /// Any of these values in a keyword field.
-fn any_filter(field: &str, values: &[String]) -> Filter {
-    Filter::new_must(Condition::Field(FieldCondition::new_match(
+pub(crate) fn any_of(field: &str, values: &[String]) -> Condition {
+    Condition::Field(FieldCondition::new_match(
         jp(field),
         Match::from(values.to_vec()),
-    )))
+    ))
+}
+
+fn any_filter(field: &str, values: &[String]) -> Filter {
+    Filter::new_must(any_of(field, values))
 }
 
 /// The three shards as the write protocol (`commit`) sees them.

@@ -2,15 +2,15 @@
 //! reciprocal rank fusion in one Qdrant query. Results carry the chunk and
 //! note ids (read from the payload), so callers never see Qdrant's point ids.
 
-use crate::embedded::{EmbeddedStore, jp};
+use crate::embedded::{self, EmbeddedStore, jp};
 use crate::filter::FilterSyntax;
 use crate::payload::{BM25, DENSE};
 use crate::{ChunkFilter, ChunkHit, StoreError};
 use mindnet_core::ids::point_id;
 use qdrant_edge::{
-    Condition, FieldCondition, Filter, Fusion, HasIdCondition, Match, NamedQuery, PointId,
-    Prefetch, QueryEnum, QueryRequest, ScoredPoint, ScoringQuery, SparseVector, VectorInternal,
-    WithPayloadInterface, WithVector,
+    Condition, Filter, Fusion, HasIdCondition, NamedQuery, PointId, Prefetch, QueryEnum,
+    QueryRequest, ScoredPoint, ScoringQuery, SparseVector, VectorInternal, WithPayloadInterface,
+    WithVector,
 };
 
 /// The embedded store's spelling of a `ChunkFilter`.
@@ -20,10 +20,7 @@ impl FilterSyntax for EmbeddedFilters {
     type Condition = Condition;
     type Filter = Filter;
     fn any_of(field: &str, values: &[String]) -> Condition {
-        Condition::Field(FieldCondition::new_match(
-            jp(field),
-            Match::from(values.to_vec()),
-        ))
+        embedded::any_of(field, values)
     }
     fn chunk_ids(chunks: &[String]) -> Condition {
         let ids: HasIdCondition = chunks.iter().map(|c| PointId::Uuid(point_id(c))).collect();
