@@ -21,5 +21,5 @@ pub use registry::{
     CausalTypes, ChunkProfile, ChunkStrategy, MatrixRule, SchemaField, SmartEdgeRules, TypeConfig,
     TypeRegistry,
 };
-pub use vocab::{Canonical, CausalReading, CauseEnd, EdgeVocabulary, KindInfo};
+pub use vocab::{Canonical, CausalReading, CauseEnd, EdgeVocabulary, KindInfo, NameRules};
 pub use warning::Warning;

@@ -66,6 +66,10 @@ pub enum Provenance {
     Rule,
     /// Made by the chunker: `belongs_to`, `next`, `prev`.
     Structure,
+    /// A note's title or alias found in another note's prose, unlinked
+    /// (Obsidian's "unlinked mention"): derived at import, never written
+    /// into the note.
+    Mention,
 }
 
 impl Provenance {
@@ -75,6 +79,7 @@ impl Provenance {
             Provenance::Explicit => 3,
             Provenance::Smart => 2,
             Provenance::Rule => 1,
+            Provenance::Mention => 1,
             Provenance::Structure => 0,
         }
     }
@@ -85,6 +90,7 @@ impl Provenance {
             Provenance::Smart => "smart",
             Provenance::Rule => "rule",
             Provenance::Structure => "structure",
+            Provenance::Mention => "mention",
         }
     }
 }
@@ -110,6 +116,11 @@ pub struct Note {
     /// `sha256:<hex>` of the normalised file content, for change detection.
     pub hash: String,
     pub fulltext: String,
+    /// The names the note mentions (capitalised runs of its prose, its
+    /// title's words), sorted: what the entity graph of `mindnet-store`'s
+    /// catalog connects notes by. Indexes written before it read as empty.
+    #[serde(default)]
+    pub names: Vec<String>,
 }
 
 /// The unit that is embedded and returned by search.

@@ -18,6 +18,39 @@ struct VocabularyFile {
     #[allow(dead_code)]
     version: u32,
     kinds: BTreeMap<String, KindInfo>,
+    /// Missing in files written before it: the built-in rules.
+    #[serde(default)]
+    names: Option<NameRules>,
+}
+
+/// How names are read from prose: the runs of capitalised words that
+/// become entity nodes, and the titles that become mention edges.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NameRules {
+    /// The kind of a mention edge.
+    pub mention_kind: String,
+    pub mention_confidence: f64,
+    /// Titles and aliases shorter than this (in characters) are never
+    /// looked for.
+    pub min_length: usize,
+    /// Lower-case words that may stand inside a name (`Bank of England`).
+    pub connectors: Vec<String>,
+    /// Words that are never a name on their own, though capitalised at a
+    /// sentence's start (`Die`, `The`).
+    pub function_words: Vec<String>,
+    /// Endings a mention may carry after the name, per language
+    /// (`Webers`, `Atlas's`); other languages use `default`.
+    pub suffixes: BTreeMap<String, Vec<String>>,
+}
+
+impl NameRules {
+    pub fn suffixes(&self, lang: &str) -> &[String] {
+        self.suffixes
+            .get(lang)
+            .or_else(|| self.suffixes.get("default"))
+            .map_or(&[], Vec::as_slice)
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -89,6 +122,7 @@ pub struct EdgeVocabulary {
     kinds: BTreeMap<String, KindInfo>,
     /// Normalised spelling (canonical or alias) → canonical kind.
     lookup: HashMap<String, String>,
+    names: NameRules,
     /// The YAML it was read from: what it means is fixed by its text.
     source: String,
 }
@@ -188,11 +222,42 @@ impl EdgeVocabulary {
                 format!("the vocabulary must define `{FALLBACK_KIND}`, the fallback kind"),
             ));
         }
+        let names = match file.names {
+            Some(n) => {
+                if !file.kinds.contains_key(&n.mention_kind) {
+                    return Err(yaml::invalid(
+                        path,
+                        text,
+                        &["names", "mention_kind"],
+                        format!("`{}` is not a kind of this vocabulary", n.mention_kind),
+                    ));
+                }
+                if !(0.0..=1.0).contains(&n.mention_confidence) {
+                    return Err(yaml::invalid(
+                        path,
+                        text,
+                        &["names", "mention_confidence"],
+                        "must be between 0 and 1",
+                    ));
+                }
+                n
+            }
+            None if text == DEFAULT_YAML => {
+                return Err(yaml::invalid(path, text, &["names"], "missing"));
+            }
+            None => Self::builtin().names,
+        };
         Ok(EdgeVocabulary {
             kinds: file.kinds,
             lookup,
+            names,
             source: text.to_string(),
         })
+    }
+
+    /// How names and mentions are read from prose.
+    pub fn names(&self) -> &NameRules {
+        &self.names
     }
 
     /// The YAML text this vocabulary was read from.

@@ -234,6 +234,11 @@ pub fn sync<S: Store + ?Sized>(
     for b in &plan.bundles {
         let cd = chunks_digest(&b.chunks);
         let mut ed = edges_digest(&b.edges);
+        // The names are the note's place in the entity graph: a change of
+        // them (new rules) rewrites the note without re-embedding it.
+        if !b.note.names.is_empty() {
+            ed = format!("{ed}+names:{}", digest(&b.note.names));
+        }
         // Who judges smart edges is part of a note's edges: another judge
         // (an LLM configured) relinks those notes once.
         if config

@@ -3,6 +3,7 @@
 //! type-pair matrix > structure. On a duplicate key the stronger provenance
 //! wins, then the higher priority.
 
+use crate::mentions::Mention;
 use crate::parse::Link;
 use crate::resolve::{Resolution, Resolver};
 use mindnet_core::ids::{edge_key, point_id};
@@ -16,6 +17,8 @@ pub const CONF_CALLOUT: f64 = 0.90;
 pub const CONF_WIKILINK: f64 = 1.0;
 pub const CONF_RULE: f64 = 0.7;
 pub const CONF_STRUCTURE: f64 = 1.0;
+/// The rule id of a mention edge.
+pub const MENTION_RULE: &str = "mention";
 
 /// A chunk as edge derivation sees it: its id and where it lies in the file.
 #[derive(Debug, Clone)]
@@ -30,6 +33,8 @@ pub struct NoteContext<'a> {
     pub rel_path: &'a str,
     pub chunks: &'a [ChunkSpan],
     pub links: &'a [Link],
+    /// The note's mentions of other notes (`mentions.rs`).
+    pub mentions: &'a [Mention],
 }
 
 #[derive(Debug, Default)]
@@ -52,6 +57,7 @@ enum Source {
     Wikilink,
     TypeDefault,
     Matrix,
+    Mention,
     Structure,
 }
 
@@ -198,6 +204,40 @@ impl Deriver<'_> {
                 push(k, Provenance::Rule, Source::Matrix, rule, CONF_RULE);
             }
         }
+
+        // A mention adds an edge only where the note does not link the
+        // target already; one per chunk and target.
+        let linked: std::collections::HashSet<&str> = candidates
+            .iter()
+            .filter(|c| c.edge.resolved)
+            .map(|c| c.edge.target_id.as_str())
+            .collect();
+        let mut mentioned: Vec<Candidate> = Vec::new();
+        let rules = self.vocab.names();
+        for m in note.mentions {
+            let target = self.resolver.note(m.note);
+            if target.note_id == note.note_id || linked.contains(target.note_id.as_str()) {
+                continue;
+            }
+            let Some(chunk) = chunk_at(note.chunks, m.range.start) else {
+                continue;
+            };
+            mentioned.push(Candidate {
+                edge: edge(
+                    &chunk.chunk_id,
+                    &target.note_id,
+                    None,
+                    note.note_id,
+                    &rules.mention_kind,
+                    Provenance::Mention,
+                    MENTION_RULE.to_string(),
+                    rules.mention_confidence,
+                    true,
+                ),
+                source: Source::Mention,
+            });
+        }
+        candidates.extend(mentioned);
 
         for (i, c) in note.chunks.iter().enumerate() {
             let mut structure = |target: &str, kind: &str| {

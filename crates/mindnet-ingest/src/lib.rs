@@ -5,6 +5,8 @@ pub mod chunk;
 pub mod derive;
 pub mod frontmatter;
 pub mod lines;
+pub mod mentions;
+pub mod names;
 pub mod parse;
 pub mod plan;
 pub mod resolve;

@@ -50,6 +50,16 @@ impl Link {
     }
 }
 
+/// A run of text a reader sees (outside code, comments and HTML), in file
+/// order: what names and mentions are read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prose {
+    pub range: Range<usize>,
+    /// The display text of a wikilink: part of the prose for names, never
+    /// a mention (it already links).
+    pub in_link: bool,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParseIssue {
     pub line: usize,
@@ -67,6 +77,7 @@ pub struct ParsedNote {
     pub tags: Vec<String>,
     /// `%%...%%` ranges; their text is neither indexed nor searched for links.
     pub comments: Vec<Range<usize>>,
+    pub prose: Vec<Prose>,
     pub issues: Vec<ParseIssue>,
     pub lines: LineIndex,
 }
@@ -175,6 +186,7 @@ pub fn parse(text: &str) -> ParsedNote {
         });
     }
     issues.sort_by_key(|i| i.line);
+    let prose = without(w.prose, &comment_list);
 
     ParsedNote {
         frontmatter: fm.frontmatter,
@@ -184,9 +196,40 @@ pub fn parse(text: &str) -> ParsedNote {
         links,
         tags: w.tags.into_iter().map(|(_, t)| t).collect(),
         comments: comment_list,
+        prose,
         issues,
         lines,
     }
+}
+
+/// The prose with the comments cut out (a comment may sit inside a text run).
+fn without(prose: Vec<Prose>, comments: &[Range<usize>]) -> Vec<Prose> {
+    let mut sorted: Vec<&Range<usize>> = comments.iter().collect();
+    sorted.sort_by_key(|r| r.start);
+    let mut out = Vec::with_capacity(prose.len());
+    for p in prose {
+        let mut start = p.range.start;
+        let first = sorted.partition_point(|c| c.end <= start);
+        for c in &sorted[first..] {
+            if c.start >= p.range.end {
+                break;
+            }
+            if c.start > start {
+                out.push(Prose {
+                    range: start..c.start,
+                    in_link: p.in_link,
+                });
+            }
+            start = start.max(c.end);
+        }
+        if start < p.range.end {
+            out.push(Prose {
+                range: start..p.range.end,
+                in_link: p.in_link,
+            });
+        }
+    }
+    out
 }
 
 struct RawLink {
@@ -207,6 +250,9 @@ struct Walker {
     /// Every link's range, wiki or not: a `[[` inside one is not a stray bracket.
     link_ranges: Vec<Range<usize>>,
     link_depth: usize,
+    /// Depth inside wikilinks only (a Markdown link's text is plain prose).
+    wiki_depth: usize,
+    prose: Vec<Prose>,
     code: Vec<Range<usize>>,
     in_code_block: bool,
     quotes: Vec<Range<usize>>,
@@ -239,6 +285,7 @@ impl Walker {
                     }
                     Tag::Link { link_type, .. } | Tag::Image { link_type, .. } => {
                         if matches!(link_type, LinkType::WikiLink { .. }) {
+                            self.wiki_depth += 1;
                             let embed = text.as_bytes()[r.start] == b'!';
                             self.links.push(RawLink {
                                 range: r.clone(),
@@ -266,7 +313,10 @@ impl Walker {
                     TagEnd::CodeBlock => self.in_code_block = false,
                     TagEnd::BlockQuote(_) => self.quote_depth = self.quote_depth.saturating_sub(1),
                     TagEnd::Link | TagEnd::Image => {
-                        self.link_depth = self.link_depth.saturating_sub(1)
+                        self.link_depth = self.link_depth.saturating_sub(1);
+                        if self.link_depth < self.wiki_depth {
+                            self.wiki_depth = self.link_depth;
+                        }
                     }
                     _ => {}
                 }
@@ -281,6 +331,12 @@ impl Walker {
             Event::Text(t) => {
                 if let Some((_, _, h)) = &mut self.heading {
                     h.push_str(&t);
+                }
+                if !self.in_code_block {
+                    self.prose.push(Prose {
+                        range: r.clone(),
+                        in_link: self.wiki_depth > 0,
+                    });
                 }
                 if !self.in_code_block && self.link_depth == 0 {
                     scan_tags(text, r, &mut self.tags);

@@ -5,6 +5,8 @@
 use crate::IngestError;
 use crate::chunk::{ChunkDraft, chunk_note};
 use crate::derive::{ChunkSpan, Deriver, NoteContext};
+use crate::mentions::MentionIndex;
+use crate::names::note_names;
 use crate::parse::{ParsedNote, parse};
 use crate::resolve::{NoteEntry, Resolver};
 use crate::scan::scan_vault;
@@ -47,10 +49,11 @@ impl Config {
 
 /// The version of the rules that turn files into notes, chunks and edges.
 /// Bumped when they change (2: titles are file names, not H1s; 3: `../`
-/// links read from the linking note's folder), so an
+/// links read from the linking note's folder; 4: mention edges and the
+/// names notes share), so an
 /// index built under older rules is planned again note by note on the next
 /// import, and the notes whose output changed are rewritten.
-pub const DERIVATION: u32 = 3;
+pub const DERIVATION: u32 = 4;
 
 /// A note's title as Obsidian reads it: the frontmatter `title`, else the
 /// file name without `.md`. The first `# H1` is a heading like any other
@@ -266,6 +269,8 @@ pub fn plan_sources(
     );
     entries.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
     let resolver = Resolver::new(entries);
+    let rules = config.vocab.names();
+    let mention_index = MentionIndex::new(resolver.notes(), rules);
 
     let t = Instant::now();
     let drafts: Vec<Vec<ChunkDraft>> = prepared
@@ -286,8 +291,11 @@ pub fn plan_sources(
     let derived: Vec<(NoteBundle, Vec<Warning>)> = prepared
         .into_par_iter()
         .zip(drafts)
-        .map(|(p, drafts)| {
+        .map(|(mut p, drafts)| {
             let chunks = chunks_of(&p.note, &drafts);
+            let text = &p.source.text;
+            let mentions = mention_index.find(text, &p.parsed.prose, rules, &p.note.lang);
+            p.note.names = note_names(text, &p.parsed.prose, &p.note.title, rules);
             let spans: Vec<ChunkSpan> = chunks
                 .iter()
                 .zip(&drafts)
@@ -302,6 +310,7 @@ pub fn plan_sources(
                 rel_path: &p.note.path,
                 chunks: &spans,
                 links: &p.parsed.links,
+                mentions: &mentions,
             });
             (
                 NoteBundle {
@@ -403,6 +412,7 @@ fn build_note(
         path: source.file.rel_path.clone(),
         hash: content_hash(&source.text),
         fulltext: source.text.clone(),
+        names: Vec::new(),
     }
 }
 

@@ -61,6 +61,11 @@ impl Resolver {
         r
     }
 
+    /// Every note, in the order given (`Resolution::Note` indexes it).
+    pub fn notes(&self) -> &[NoteEntry] {
+        &self.notes
+    }
+
     pub fn note(&self, i: usize) -> &NoteEntry {
         &self.notes[i]
     }

@@ -20,6 +20,9 @@ pub struct RetrieverConfig {
     pub kinds: BTreeMap<String, f64>,
     pub seeds: Seeds,
     pub expansion: Expansion,
+    /// The second hop over shared names; files written before it have none.
+    #[serde(default)]
+    pub hop: Hop,
     /// Intent → kind → factor.
     pub intent_boosts: BTreeMap<String, BTreeMap<String, f64>>,
 }
@@ -60,6 +63,43 @@ pub struct Expansion {
     pub lift_limit: f64,
 }
 
+/// The second retrieval step (`hop.rs`): the best hit's rare names, not in
+/// the question, are searched with it; the notes that share them follow
+/// the hit in the order of that search.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hop {
+    /// W_hop: the bonus of the second search's best note (0: no hop).
+    pub weight: f64,
+    /// B_hop = (rank_k + 1) / (rank_k + 1 + rank): how fast the bonus
+    /// falls along the second search's order.
+    pub rank_k: f64,
+    /// Bridge names followed, the rarest first.
+    pub names: usize,
+    /// A name more than this share of the notes mention is a hub, never a
+    /// bridge (at least 2 notes).
+    pub hub_share: f64,
+    /// Notes the second search keeps.
+    pub candidates: usize,
+    /// The second search's order: this share of BM25 (the question and the
+    /// bridge names), the rest cosine (the question).
+    pub lexical_share: f64,
+}
+
+impl Default for Hop {
+    /// Off, for files written before the hop existed.
+    fn default() -> Self {
+        Hop {
+            weight: 0.0,
+            rank_k: 3.0,
+            names: 8,
+            hub_share: 0.025,
+            candidates: 50,
+            lexical_share: 0.5,
+        }
+    }
+}
+
 impl RetrieverConfig {
     pub fn builtin() -> Self {
         Self::from_yaml(Path::new("<built-in retriever.yaml>"), DEFAULT_YAML)
@@ -79,6 +119,15 @@ impl RetrieverConfig {
                 "lexical_share",
                 format!("must be between 0 and 1, not {}", c.lexical_share),
             ));
+        }
+        if !(0.0..=1.0).contains(&c.hop.lexical_share) || !(0.0..=1.0).contains(&c.hop.hub_share) {
+            return Err(invalid(
+                "hop",
+                "lexical_share and hub_share must be between 0 and 1".into(),
+            ));
+        }
+        if c.hop.weight < 0.0 || c.hop.rank_k < 0.0 {
+            return Err(invalid("hop", "weight and rank_k must not be negative".into()));
         }
         if c.seeds.fused == 0 || c.seeds.per_source == 0 {
             return Err(invalid("seeds", "seed counts must be at least 1".into()));

@@ -13,6 +13,7 @@ pub mod causal;
 pub mod config;
 pub mod eval;
 mod explain;
+mod hop;
 pub mod intent;
 pub mod log;
 pub mod pool;
@@ -106,7 +107,7 @@ impl Query {
 }
 
 /// Every term of RET-2 and the factors behind it. `semantic + edge_bonus +
-/// centrality = total`.
+/// centrality + hop = total`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScoreBreakdown {
     /// W_sem · S_sem · max(W_type, 0) · M_status
@@ -115,6 +116,10 @@ pub struct ScoreBreakdown {
     pub edge_bonus: f64,
     /// W_cent · B_cent · G
     pub centrality: f64,
+    /// W_hop · B_hop: the second hop over a shared name (0 in logs
+    /// written before it).
+    #[serde(default)]
+    pub hop: f64,
     pub total: f64,
     pub s_sem: f64,
     /// Cosine similarity of the dense vectors.
@@ -126,6 +131,9 @@ pub struct ScoreBreakdown {
     /// B_edge and B_cent, each already multiplied by `hub`.
     pub b_edge: f64,
     pub b_cent: f64,
+    /// The note's place in the second search, (k + 1) / (k + 1 + rank).
+    #[serde(default)]
+    pub b_hop: f64,
     /// Hub damping: degree^(−hub_damping) of the note.
     #[serde(default = "one")]
     pub hub: f64,
@@ -135,6 +143,8 @@ pub struct ScoreBreakdown {
     pub w_sem: f64,
     pub w_edge: f64,
     pub w_cent: f64,
+    #[serde(default)]
+    pub w_hop: f64,
 }
 
 /// Breakdowns logged before `hub` and `gate` existed had neither: 1.
@@ -290,10 +300,7 @@ impl<'a> Retriever<'a> {
     /// an A/B evaluation).
     pub fn search(&self, q: &Query, vector: &[f32]) -> Result<QueryResult, RetrieveError> {
         let t = Instant::now();
-        let intent = q
-            .intent
-            .clone()
-            .unwrap_or_else(|| intent::detect(self.engine, &q.text));
+        let intent = self.intent_of(q);
         let graph = q.graph && q.mode == Mode::Hybrid;
         let rank::Ranked { hits, relevance } = rank::rank(self, q, vector, &intent, graph)?;
         let ranked = t.elapsed();
@@ -323,6 +330,13 @@ impl<'a> Retriever<'a> {
                 search_ms: t.elapsed().as_secs_f64() * 1000.0,
             },
         })
+    }
+
+    /// The question's intent: as given, else detected.
+    fn intent_of(&self, q: &Query) -> String {
+        q.intent
+            .clone()
+            .unwrap_or_else(|| intent::detect(self.engine, &q.text))
     }
 
     /// The user's filters as a store filter: tags and paths become the set

@@ -26,6 +26,28 @@ pub struct Pool {
     /// server does, for a pool without expansion); the hits' texts are read
     /// from here before they are asked for.
     pub texts: HashMap<String, mindnet_core::Chunk>,
+    /// The second hop (`hop.rs`), when the graph is on and it found one.
+    pub bridge: Option<Bridge>,
+}
+
+/// The second hop of a pool: the notes that share a rare name with the
+/// best hit, in the order of a search for the question and those names.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Bridge {
+    /// The hit whose names were followed (index into `Pool::notes`).
+    pub from: usize,
+    /// The names followed, rarest first.
+    pub names: Vec<String>,
+    /// Best first.
+    pub notes: Vec<BridgeNote>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BridgeNote {
+    /// Index into `Pool::notes`.
+    pub note: usize,
+    /// The bridge names it mentions.
+    pub names: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -69,7 +91,7 @@ fn by_chunk(hits: Vec<ChunkHit>) -> HashMap<String, ChunkHit> {
 
 impl Retriever<'_> {
     /// Resolved content neighbours of a note other than itself.
-    fn linked_notes(&self, note: &str) -> Result<Vec<String>, RetrieveError> {
+    pub(crate) fn linked_notes(&self, note: &str) -> Result<Vec<String>, RetrieveError> {
         let edges = self.store.note_edges(note)?;
         let mut out: Vec<String> = edges
             .neighbors(self.vocab)
@@ -237,12 +259,17 @@ impl Retriever<'_> {
                 }
             }
         }
-        Ok(Pool {
+        let mut pool = Pool {
             mode: q.mode,
             chunks,
             notes,
             edges,
             texts,
-        })
+            bridge: None,
+        };
+        if graph {
+            self.second_hop(q, vector, &mut pool)?;
+        }
+        Ok(pool)
     }
 }

@@ -2,7 +2,7 @@
 //! the weights, so ranking is unit-tested without a store and `mindnet
 //! tune` re-scores a pool under many weights.
 //!
-//! `total = W_sem·S_sem·W_type·M_status + W_edge·B_edge·G + W_cent·B_cent·G`
+//! `total = W_sem·S_sem·W_type·M_status + W_edge·B_edge·G + W_cent·B_cent·G + W_hop·B_hop`
 //!
 //! - S_sem mixes the cosine (min–max over the candidates: embedders differ
 //!   in their cosine ranges) and BM25 (relative to the best candidate).
@@ -22,6 +22,9 @@
 //!   of the best relevant note it is linked with. With L = 1 a link lifts a
 //!   note up to the hit that vouches for it, never past it: the bridge to a
 //!   second hop joins the top hits, and the best direct match keeps rank 1.
+//! - B_hop (`hop.rs`): a note of the second search, which followed the best
+//!   hit's rare names, gets (k + 1) / (k + 1 + rank) by its place there;
+//!   the lift limit holds it below that hit too.
 
 use crate::pool::Pool;
 use crate::{Mode, RetrieverConfig, ScoreBreakdown};
@@ -45,6 +48,8 @@ pub struct Scored {
     pub from: Vec<LinkIn>,
     /// Relevant notes this chunk's note links to.
     pub to: Vec<usize>,
+    /// The bridge names it shares with the hit of the second hop.
+    pub bridge: Vec<String>,
 }
 
 /// Per note: its best semantic term and its best S_sem.
@@ -115,36 +120,48 @@ pub fn score(pool: &Pool, cfg: &RetrieverConfig, intent: &str, graph: bool) -> V
                 w_sem: cfg.weights.semantic,
                 w_edge: cfg.weights.edge,
                 w_cent: cfg.weights.centrality,
+                hop: 0.0,
+                b_hop: 0.0,
+                w_hop: cfg.hop.weight,
             },
             from: Vec::new(),
             to: Vec::new(),
+            bridge: Vec::new(),
         });
     }
 
     if graph {
         let terms = graph_terms(pool, cfg, intent, &best);
+        let hops = hop_terms(pool, cfg, &best);
         for s in &mut out {
-            let t = &terms[pool.chunks[s.chunk].note];
+            let note = pool.chunks[s.chunk].note;
+            let t = &terms[note];
+            let h = &hops[note];
             let b = &mut s.breakdown;
             b.b_edge = t.b_edge;
             b.b_cent = t.b_cent;
             b.hub = t.hub;
             b.gate = t.gate;
+            b.b_hop = h.b_hop;
             b.edge_bonus = cfg.weights.edge * t.b_edge * t.gate;
             b.centrality = cfg.weights.centrality * t.b_cent * t.gate;
+            b.hop = cfg.hop.weight * h.b_hop;
             let limit = cfg.expansion.lift_limit;
-            let graph_terms = b.edge_bonus + b.centrality;
+            let graph_terms = b.edge_bonus + b.centrality + b.hop;
             if limit > 0.0 && graph_terms > 0.0 {
                 // Just below the source: a tie would be broken by chunk id.
-                let room = (limit * t.source_semantic - b.semantic - 1e-9).max(0.0);
+                let source = t.source_semantic.max(h.source_semantic);
+                let room = (limit * source - b.semantic - 1e-9).max(0.0);
                 if graph_terms > room {
                     b.edge_bonus *= room / graph_terms;
                     b.centrality *= room / graph_terms;
+                    b.hop *= room / graph_terms;
                 }
             }
-            b.total = b.semantic + b.edge_bonus + b.centrality;
+            b.total = b.semantic + b.edge_bonus + b.centrality + b.hop;
             s.from = t.from.clone();
             s.to = t.to.clone();
+            s.bridge = h.names.clone();
         }
     }
     out.sort_by(|a, b| {
@@ -170,6 +187,34 @@ struct Terms {
     source_semantic: f64,
     from: Vec<LinkIn>,
     to: Vec<usize>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct HopTerm {
+    b_hop: f64,
+    /// The semantic term of the hit the hop started from.
+    source_semantic: f64,
+    names: Vec<String>,
+}
+
+/// B_hop per note: (k + 1) / (k + 1 + rank) in the second search's order.
+fn hop_terms(pool: &Pool, cfg: &RetrieverConfig, best: &[Best]) -> Vec<HopTerm> {
+    let mut out = vec![HopTerm::default(); pool.notes.len()];
+    let Some(bridge) = pool.bridge.as_ref().filter(|_| cfg.hop.weight > 0.0) else {
+        return out;
+    };
+    let k = cfg.hop.rank_k;
+    let source = best.get(bridge.from).map_or(0.0, |b| b.semantic);
+    for (rank, n) in bridge.notes.iter().enumerate() {
+        if let Some(t) = out.get_mut(n.note) {
+            *t = HopTerm {
+                b_hop: (k + 1.0) / (k + 1.0 + rank as f64),
+                source_semantic: source,
+                names: n.names.clone(),
+            };
+        }
+    }
+    out
 }
 
 fn graph_terms(pool: &Pool, cfg: &RetrieverConfig, intent: &str, best: &[Best]) -> Vec<Terms> {
@@ -295,6 +340,7 @@ mod tests {
             ],
             edges: vec![link(0, 1), link(0, 2), link(3, 2)],
             texts: Default::default(),
+            bridge: None,
         }
     }
 

@@ -5,7 +5,7 @@
 
 use crate::{NoteState, NoteWrite, StoreError};
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The catalog in `cell`, built on first use. One thread builds it;
 /// concurrent first readers wait for it instead of building it too.
@@ -35,13 +35,60 @@ pub(crate) fn built_once<'a>(
 #[derive(Debug, Default, Clone)]
 pub struct Catalog {
     notes: HashMap<String, NoteState>,
+    names: NameIndex,
+}
+
+/// The entity graph: each name and the notes that mention it, as sorted
+/// note ids (one shared `Arc` per note). Kept up to date by every write like
+/// the rest of the catalog, so a query never builds it.
+#[derive(Debug, Default, Clone)]
+struct NameIndex {
+    notes: HashMap<String, Vec<Arc<str>>>,
+}
+
+impl NameIndex {
+    fn insert(&mut self, s: &NoteState) {
+        let id: Arc<str> = Arc::from(s.note_id.as_str());
+        for name in &s.names {
+            let list = self.notes.entry(name.clone()).or_default();
+            if let Err(at) = list.binary_search(&id) {
+                list.insert(at, id.clone());
+            }
+        }
+    }
+
+    fn remove(&mut self, s: &NoteState) {
+        for name in &s.names {
+            if let Some(list) = self.notes.get_mut(name) {
+                if let Ok(at) = list.binary_search_by(|x| (**x).cmp(s.note_id.as_str())) {
+                    list.remove(at);
+                }
+                if list.is_empty() {
+                    self.notes.remove(name);
+                }
+            }
+        }
+    }
 }
 
 impl Catalog {
     pub fn from_states(states: impl IntoIterator<Item = NoteState>) -> Self {
-        Catalog {
-            notes: states.into_iter().map(|s| (s.note_id.clone(), s)).collect(),
+        let mut c = Catalog::default();
+        for s in states {
+            c.names.insert(&s);
+            c.notes.insert(s.note_id.clone(), s);
         }
+        c
+    }
+
+    /// The notes that mention `name`, sorted by id.
+    pub fn notes_named(&self, name: &str) -> &[Arc<str>] {
+        self.names.notes.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// How many distinct names the notes mention.
+    pub fn name_count(&self) -> usize {
+        self.names.notes.len()
     }
 
     pub fn get(&self, note_id: &str) -> Option<&NoteState> {
@@ -75,10 +122,16 @@ impl Catalog {
 
     pub(crate) fn apply(&mut self, writes: &[NoteWrite<'_>], deletes: &[String]) {
         for id in deletes {
-            self.notes.remove(id);
+            if let Some(old) = self.notes.remove(id) {
+                self.names.remove(&old);
+            }
         }
         for w in writes {
             let s = NoteState::of(w);
+            if let Some(old) = self.notes.remove(&s.note_id) {
+                self.names.remove(&old);
+            }
+            self.names.insert(&s);
             self.notes.insert(s.note_id.clone(), s);
         }
     }
@@ -100,6 +153,7 @@ impl NoteState {
             hash: n.hash.clone(),
             chunks_digest: w.chunks_digest.to_string(),
             edges_digest: w.edges_digest.to_string(),
+            names: n.names.clone(),
         }
     }
 }

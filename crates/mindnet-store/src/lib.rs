@@ -141,6 +141,10 @@ pub struct NoteState {
     pub hash: String,
     pub chunks_digest: String,
     pub edges_digest: String,
+    /// The names the note mentions (`Note::names`); empty in indexes
+    /// written before names existed.
+    #[serde(default)]
+    pub names: Vec<String>,
 }
 
 /// One note to write: the note, its chunks with their dense vectors, its edges.

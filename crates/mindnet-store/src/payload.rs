@@ -43,7 +43,7 @@ pub fn indexes(collection: &str) -> &'static [&'static str] {
 }
 
 /// The note payload fields a `NoteState` is read from (all but the text).
-pub const NOTE_STATE_FIELDS: [&str; 11] = [
+pub const NOTE_STATE_FIELDS: [&str; 12] = [
     "note_id",
     "path",
     "title",
@@ -55,6 +55,7 @@ pub const NOTE_STATE_FIELDS: [&str; 11] = [
     "hash",
     "chunks_digest",
     "edges_digest",
+    "names",
 ];
 
 /// A value's JSON, with extra string fields beside its own.

@@ -49,6 +49,7 @@ impl From<r::ScoreBreakdown> for ScoreBreakdown {
             semantic,
             edge_bonus,
             centrality,
+            hop,
             total,
             s_sem,
             cosine,
@@ -57,16 +58,19 @@ impl From<r::ScoreBreakdown> for ScoreBreakdown {
             m_status,
             b_edge,
             b_cent,
+            b_hop,
             hub,
             gate,
             w_sem,
             w_edge,
             w_cent,
+            w_hop,
         } = b;
         ScoreBreakdown {
             semantic,
             edge_bonus,
             centrality,
+            hop,
             total,
             s_sem,
             cosine,
@@ -75,11 +79,13 @@ impl From<r::ScoreBreakdown> for ScoreBreakdown {
             m_status,
             b_edge,
             b_cent,
+            b_hop,
             hub,
             gate,
             w_sem,
             w_edge,
             w_cent,
+            w_hop,
         }
     }
 }
@@ -335,6 +341,7 @@ impl From<mindnet_core::Note> for NoteInfo {
             path,
             hash,
             fulltext,
+            names,
         } = n;
         NoteInfo {
             note_id,
@@ -349,6 +356,7 @@ impl From<mindnet_core::Note> for NoteInfo {
             path,
             hash,
             text: fulltext,
+            names,
         }
     }
 }

@@ -25,6 +25,10 @@ pub struct NoteInfo {
     pub hash: String,
     /// The note's text without frontmatter and comments.
     pub text: String,
+    /// The names the note mentions: what connects it to the notes that
+    /// mention them too (the second retrieval hop walks them).
+    #[serde(default)]
+    pub names: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]

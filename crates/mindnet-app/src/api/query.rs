@@ -136,12 +136,16 @@ pub struct AskRequest {
     pub k: Option<usize>,
 }
 
-/// Every term of the score (`semantic + edge_bonus + centrality = total`).
+/// Every term of the score (`semantic + edge_bonus + centrality + hop =
+/// total`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ScoreBreakdown {
     pub semantic: f64,
     pub edge_bonus: f64,
     pub centrality: f64,
+    /// The second hop: the note shares a rare name with the best hit.
+    #[serde(default)]
+    pub hop: f64,
     pub total: f64,
     pub s_sem: f64,
     pub cosine: f64,
@@ -150,6 +154,9 @@ pub struct ScoreBreakdown {
     pub m_status: f64,
     pub b_edge: f64,
     pub b_cent: f64,
+    /// The note's place in the second search, (k + 1) / (k + 1 + rank).
+    #[serde(default)]
+    pub b_hop: f64,
     /// Hub damping of the graph terms: degree^(−hub_damping).
     pub hub: f64,
     /// How much the graph terms count for this note, by its own match.
@@ -157,6 +164,8 @@ pub struct ScoreBreakdown {
     pub w_sem: f64,
     pub w_edge: f64,
     pub w_cent: f64,
+    #[serde(default)]
+    pub w_hop: f64,
 }
 
 /// Another matching chunk of a hit's note.

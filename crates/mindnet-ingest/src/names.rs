@@ -1,0 +1,328 @@
+//! The names a note mentions: runs of capitalised words in its prose ("Dr.
+//! Weber", "Bank of England", "Projekt Atlas"), joined by the vocabulary's
+//! connectors, and the words of its own title. Notes that share a rare name
+//! are connected by it (the entity graph of the catalog), with no model and
+//! no LLM: HippoRAG builds the same passage–entity graph with an LLM's
+//! OpenIE.
+//!
+//! A capitalised word at a sentence's start is a name only when the same
+//! note also writes it capitalised in mid-sentence: "Today" and "Die" open
+//! sentences, "Weber" is written capitalised everywhere. In German every noun
+//! is capitalised, so a German note's names include its rarer nouns; how
+//! many notes share a name decides what it is worth, not its spelling.
+//! Everything here reads one note only, so a note's names never depend on
+//! the rest of the vault (or on which notes a partial import plans).
+
+use crate::parse::Prose;
+use mindnet_core::NameRules;
+use std::collections::{HashMap, HashSet};
+
+/// At most this many names are kept per note (its most frequent): a long
+/// export must not flood the entity graph.
+pub const MAX_NAMES: usize = 256;
+
+/// A word or a punctuation mark of the prose flow.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Token<'a> {
+    Word(&'a str),
+    /// A mark that may end a sentence or separates words (`,`, `(`).
+    Mark(char),
+    /// The end of a block, a list item, a cell or a heading.
+    Break,
+}
+
+/// Splits prose into words and marks. A word holds letters, digits and
+/// inner apostrophes and hyphens (`O'Neill`, `Baden-Württemberg`).
+fn tokens(text: &str) -> Vec<Token<'_>> {
+    let mut out = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c.is_alphanumeric() {
+            let mut end = i + c.len_utf8();
+            while let Some(&(j, d)) = chars.peek() {
+                let inner = matches!(d, '\'' | '’' | '-')
+                    && text[j + d.len_utf8()..]
+                        .chars()
+                        .next()
+                        .is_some_and(char::is_alphanumeric);
+                if d.is_alphanumeric() || inner {
+                    end = j + d.len_utf8();
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            out.push(Token::Word(&text[i..end]));
+        } else if c == '\u{2029}' {
+            out.push(Token::Break);
+        } else if !c.is_whitespace() {
+            out.push(Token::Mark(c));
+        }
+    }
+    out
+}
+
+/// The prose of a note as one text, blocks separated by U+2029: pieces that
+/// touch or are separated by spaces and one line break flow on; a gap with
+/// a blank line or markup (`- `, `> `, `|`) ends the run.
+pub fn flow(text: &str, prose: &[Prose]) -> String {
+    let mut out = String::new();
+    let mut last: Option<usize> = None;
+    for p in prose {
+        if let Some(end) = last {
+            let gap = text.get(end..p.range.start).unwrap_or("\n\n");
+            let newlines = gap.matches('\n').count();
+            let markup = gap.chars().any(|c| !c.is_whitespace());
+            if newlines >= 2 || (newlines == 1 && markup) || gap.contains('|') {
+                out.push('\u{2029}');
+            } else if !gap.is_empty() {
+                out.push(' ');
+            }
+        }
+        out.push_str(text.get(p.range.clone()).unwrap_or_default());
+        last = Some(p.range.end);
+    }
+    out
+}
+
+fn starts_upper(w: &str) -> bool {
+    w.chars().next().is_some_and(char::is_uppercase)
+}
+
+/// `Atlas's` → `Atlas`.
+fn without_genitive(w: &str) -> &str {
+    w.strip_suffix("'s")
+        .or_else(|| w.strip_suffix("’s"))
+        .unwrap_or(w)
+}
+
+struct Words<'r> {
+    connectors: HashSet<&'r str>,
+    function: HashSet<&'r str>,
+}
+
+impl<'r> Words<'r> {
+    fn new(rules: &'r NameRules) -> Self {
+        Words {
+            connectors: rules.connectors.iter().map(String::as_str).collect(),
+            function: rules.function_words.iter().map(String::as_str).collect(),
+        }
+    }
+
+    fn is_function(&self, w: &str) -> bool {
+        self.function.contains(w.to_lowercase().as_str())
+    }
+}
+
+/// Whether a capitalised word (not a function word) follows the word at
+/// `i`, after an abbreviation's dot ("Dr. Weber"): the opener is then the
+/// start of a name of several words.
+fn name_follows(tokens: &[Token<'_>], i: usize, words: &Words<'_>) -> bool {
+    let short = matches!(tokens[i], Token::Word(w) if w.chars().count() <= 3);
+    let next = match tokens.get(i + 1) {
+        Some(Token::Mark('.')) if short => tokens.get(i + 2),
+        t => t,
+    };
+    matches!(next, Some(Token::Word(n)) if starts_upper(n) && !words.is_function(n))
+}
+
+/// The capitalised runs of `text`. With `sentences`, a capitalised word
+/// opening a sentence counts only if `mid` holds it (it is written
+/// capitalised in mid-sentence elsewhere); without, every capitalised word
+/// counts (a title).
+fn runs(
+    tokens: &[Token<'_>],
+    words: &Words<'_>,
+    sentences: bool,
+    mid: &HashSet<&str>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    let flush = |run: &mut Vec<&str>, out: &mut Vec<String>| {
+        while run
+            .last()
+            .is_some_and(|w| words.connectors.contains(w) || !starts_upper(w))
+        {
+            run.pop();
+        }
+        if let Some(last) = run.last_mut() {
+            *last = without_genitive(last);
+            out.push(run.join(" "));
+        }
+        run.clear();
+    };
+    let mut sentence_start = true;
+    for (i, t) in tokens.iter().enumerate() {
+        match *t {
+            Token::Word(w) => {
+                let opening = sentence_start;
+                sentence_start = false;
+                if starts_upper(w) {
+                    if words.is_function(w) {
+                        flush(&mut run, &mut out);
+                    } else if run.is_empty()
+                        && sentences
+                        && opening
+                        && !mid.contains(w)
+                        && !name_follows(tokens, i, words)
+                    {
+                        // "Today", "Locations": a sentence's first word.
+                    } else {
+                        run.push(w);
+                    }
+                } else if !run.is_empty() && words.connectors.contains(w) {
+                    run.push(w);
+                } else {
+                    flush(&mut run, &mut out);
+                }
+            }
+            Token::Mark('.') => {
+                // An initial or a short abbreviation before a name stays in
+                // the run ("George W. Bush", "Dr. Weber").
+                let next_upper = matches!(tokens.get(i + 1), Some(Token::Word(n)) if starts_upper(n));
+                let short = run
+                    .last()
+                    .is_some_and(|w| w.chars().count() <= 3 && starts_upper(w));
+                if !(short && next_upper) {
+                    flush(&mut run, &mut out);
+                    sentence_start = true;
+                }
+            }
+            Token::Mark(c) => {
+                flush(&mut run, &mut out);
+                if matches!(c, '!' | '?' | ':' | ';' | '•' | '*' | '"' | '„' | '“') {
+                    sentence_start = true;
+                }
+            }
+            Token::Break => {
+                flush(&mut run, &mut out);
+                sentence_start = true;
+            }
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// A title without a trailing qualifier: `Hello Love (song)` → `Hello Love`
+/// (Wikipedia's and many vaults' way to tell notes of one name apart).
+pub fn base_title(title: &str) -> &str {
+    let t = title.trim();
+    match t.strip_suffix(')').and_then(|s| s.rfind(" (").map(|i| &t[..i])) {
+        Some(base) if !base.trim().is_empty() => base.trim(),
+        _ => t,
+    }
+}
+
+/// The names of a note: the runs of its prose and of its title, and the
+/// words of several-word runs on their own ("Weber" of "Dr. Weber"), sorted,
+/// at most `MAX_NAMES` (the most frequent).
+pub fn note_names(text: &str, prose: &[Prose], title: &str, rules: &NameRules) -> Vec<String> {
+    let words = Words::new(rules);
+    let flowing = flow(text, prose);
+    let toks = tokens(&flowing);
+    let mut mid: HashSet<&str> = HashSet::new();
+    let mut opening = true;
+    for t in &toks {
+        match *t {
+            Token::Word(w) => {
+                if !opening && starts_upper(w) {
+                    mid.insert(w);
+                }
+                opening = false;
+            }
+            Token::Mark(c) => opening = matches!(c, '.' | '!' | '?' | ':' | ';'),
+            Token::Break => opening = true,
+        }
+    }
+    let title_tokens = tokens(base_title(title));
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    let add = |name: String, counts: &mut HashMap<String, usize>| {
+        if name.chars().count() >= 2 {
+            *counts.entry(name).or_default() += 1;
+        }
+    };
+    let found = runs(&toks, &words, true, &mid)
+        .into_iter()
+        .chain(runs(&title_tokens, &words, false, &HashSet::new()));
+    for run in found {
+        if run.contains(' ') {
+            for part in run.split(' ') {
+                let part = without_genitive(part);
+                if starts_upper(part) && part.chars().count() >= 3 && !words.is_function(part) {
+                    add(part.to_string(), &mut counts);
+                }
+            }
+        }
+        add(run, &mut counts);
+    }
+    let mut ranked: Vec<(String, usize)> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    ranked.truncate(MAX_NAMES);
+    let mut names: Vec<String> = ranked.into_iter().map(|(n, _)| n).collect();
+    names.sort();
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse;
+    use mindnet_core::EdgeVocabulary;
+
+    fn names(text: &str, title: &str) -> Vec<String> {
+        let v = EdgeVocabulary::builtin();
+        let p = parse(text);
+        note_names(text, &p.prose, title, v.names())
+    }
+
+    #[test]
+    fn capitalised_runs_with_connectors_initials_and_genitives() {
+        let n = names(
+            "The museum was founded by George W. Bush and the Bank of England. \
+             Dr. Weber's report was late. Today nothing happened.",
+            "museum",
+        );
+        // The dot of an initial is not part of the name.
+        for want in ["George W Bush", "Bank of England", "Dr Weber", "Weber", "England"] {
+            assert!(n.contains(&want.to_string()), "{want} in {n:?}");
+        }
+        assert!(!n.iter().any(|x| x == "Today" || x == "The"), "{n:?}");
+    }
+
+    #[test]
+    fn german_prose_links_code_and_comments() {
+        let text = "---\ntitle: x\n---\n# Projekt Atlas\n\nDie Migration leitete \
+                    [[Dr. Weber]] im Projekt Atlas. `Geheim Code` %%Versteckt Hier%%\n\n\
+                    ```\nAuch Nicht\n```\n";
+        let n = names(text, "Projekt Atlas (2023)");
+        assert!(n.contains(&"Projekt Atlas".to_string()), "{n:?}");
+        assert!(n.contains(&"Weber".to_string()), "{n:?}");
+        assert!(n.contains(&"Atlas".to_string()), "{n:?}");
+        for never in ["Geheim", "Code", "Versteckt", "Auch", "Nicht", "Die", "2023"] {
+            assert!(!n.iter().any(|x| x.contains(never)), "{never} in {n:?}");
+        }
+        // "Migration" opens no sentence here; it is a noun mid-sentence.
+        assert!(n.contains(&"Migration".to_string()), "{n:?}");
+    }
+
+    #[test]
+    fn a_sentence_opener_counts_when_the_note_capitalises_it_elsewhere() {
+        let n = names("Weber kam spät. Gestern sprach ich mit Weber.", "x");
+        assert!(n.contains(&"Weber".to_string()), "{n:?}");
+        assert!(!n.contains(&"Gestern".to_string()), "{n:?}");
+    }
+
+    #[test]
+    fn runs_end_at_blocks_and_list_items() {
+        let n = names("- Alpha Beta\n- Gamma Delta\n\nEpsilon", "x");
+        assert!(!n.iter().any(|x| x.contains("Beta Gamma")), "{n:?}");
+    }
+
+    #[test]
+    fn qualifiers_leave_the_title() {
+        assert_eq!(base_title("Hello Love (song)"), "Hello Love");
+        assert_eq!(base_title("(song)"), "(song)");
+        assert_eq!(base_title("Atlas"), "Atlas");
+    }
+}
