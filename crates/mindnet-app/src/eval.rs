@@ -290,7 +290,20 @@ pub fn evaluate(
             query.k = 10;
             let r = ws.search(&query, &vector)?;
             arm.latency.push(r.timings.search_ms);
-            let ranked: Vec<String> = r.hits.iter().map(|h| note_name(&h.path)).collect();
+            // The metrics rank the whole pool, as the search does, so the
+            // list reaches past its k and ends at the ceiling.
+            let ranked: Vec<String> = ws
+                .ranked_pool(&query, &vector, &r.intent)?
+                .iter()
+                .map(|id| name_of(id))
+                .collect();
+            let shown = r.hits.iter().map(|h| note_name(&h.path));
+            if !shown.eq(ranked.iter().take(r.hits.len()).cloned()) {
+                tracing::warn!(
+                    "the pool's order differs from the search's for {:?}",
+                    q.text
+                );
+            }
             arm.scores
                 .push((q.kind.clone(), eval::score(&ranked, &q.gold)));
         }

@@ -125,6 +125,31 @@ const PARAMS: &[Param] = &[
         get: |c| c.expansion.lift_limit,
         set: |c, v| c.expansion.lift_limit = v,
     },
+    Param {
+        section: Some("provenance"),
+        key: "mention",
+        grid: &[0.0, 0.25, 0.5, 0.75, 1.0],
+        get: |c| c.provenance_weight("mention"),
+        set: |c, v| {
+            c.provenance.insert("mention".to_string(), v);
+        },
+    },
+    // The second hop's bridge is chosen when the pool is gathered; these
+    // two only weigh what it found, so a replay can try them.
+    Param {
+        section: Some("hop"),
+        key: "weight",
+        grid: &[0.0, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4],
+        get: |c| c.hop.weight,
+        set: |c, v| c.hop.weight = v,
+    },
+    Param {
+        section: Some("hop"),
+        key: "rank_k",
+        grid: &[0.0, 1.0, 2.0, 3.0, 5.0, 10.0],
+        get: |c| c.hop.rank_k,
+        set: |c, v| c.hop.rank_k = v,
+    },
 ];
 
 /// One question, ready to be re-scored.

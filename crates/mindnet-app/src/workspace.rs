@@ -315,6 +315,22 @@ impl Workspace {
         self.with_retriever(|r| r.pool(q, vector, true))
     }
 
+    /// Every candidate note of a query in score order (the search's order,
+    /// past its `k`), for `eval`'s deep recall and ceiling.
+    pub(crate) fn ranked_pool(
+        &self,
+        q: &Query,
+        vector: &[f32],
+        intent: &str,
+    ) -> Result<Vec<String>, AppError> {
+        self.with_retriever(|r| {
+            let graph = q.graph && q.mode == mindnet_retrieve::Mode::Hybrid;
+            let pool = r.pool(q, vector, graph)?;
+            let scored = mindnet_retrieve::score::score(&pool, r.config(), intent, graph);
+            Ok(mindnet_retrieve::ranked_notes(&pool, &scored))
+        })
+    }
+
     /// Runs `f` with a retriever over the store, under the read lock.
     fn with_retriever<T>(
         &self,

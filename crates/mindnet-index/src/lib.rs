@@ -474,6 +474,15 @@ fn names_of(title: &str, aliases: &[String], path: &str) -> Vec<String> {
         .collect()
 }
 
+/// The names another note's prose can mention a note by, lower case.
+fn mention_names(title: &str, aliases: &[String]) -> Vec<String> {
+    std::iter::once(title)
+        .chain(aliases.iter().map(String::as_str))
+        .map(str::to_lowercase)
+        .filter(|n| !n.trim().is_empty())
+        .collect()
+}
+
 /// Plans the listed files and the notes whose links their names (before or
 /// after the change) can resolve differently; the rest of the vault is
 /// known to the resolver from the store. `None`: a partial plan cannot
@@ -532,6 +541,36 @@ fn plan_partial<S: Store + ?Sized>(
                 scope.insert(owner.path.clone());
             }
         }
+    }
+    // A name that is new (a new note, a new title or alias) makes mention
+    // edges in notes that write it, which no edge points at yet. Their raw
+    // text is searched: a hit inside code or a link only widens the scope,
+    // and a wider scope plans the same edges as a full import.
+    let mut before: HashSet<String> = HashSet::new();
+    for s in states.iter().filter(|s| only.contains(&s.path)) {
+        before.extend(mention_names(&s.title, &s.aliases));
+    }
+    let mut added: Vec<String> = first
+        .bundles
+        .iter()
+        .flat_map(|b| mention_names(&b.note.title, &b.note.aliases))
+        .filter(|n| !before.contains(n))
+        .collect();
+    added.sort();
+    added.dedup();
+    if !added.is_empty() {
+        let writers: Vec<String> = states
+            .iter()
+            .filter(|s| !scope.contains(&s.path))
+            .filter(|s| {
+                std::fs::read(vault.join(&s.path)).is_ok_and(|text| {
+                    let text = String::from_utf8_lossy(&text).to_lowercase();
+                    added.iter().any(|n| text.contains(n.as_str()))
+                })
+            })
+            .map(|s| s.path.clone())
+            .collect();
+        scope.extend(writers);
     }
     if scope.len() == only.len() {
         return Ok(Some(Partial { plan: first, scope }));

@@ -93,7 +93,11 @@ fn lowered(text: &str) -> (String, Vec<usize>) {
 impl MentionIndex {
     /// `notes` in a deterministic order (by path): `Mention::note` indexes it.
     pub fn new(notes: &[NoteEntry], rules: &NameRules) -> Self {
-        let function: HashSet<String> = rules.function_words.iter().map(|w| w.to_lowercase()).collect();
+        let function: HashSet<String> = rules
+            .function_words
+            .iter()
+            .map(|w| w.to_lowercase())
+            .collect();
         // Lower-cased name → the notes it names, and its spellings.
         let mut by_key: BTreeMap<String, BTreeMap<usize, Vec<Spelling>>> = BTreeMap::new();
         for (i, n) in notes.iter().enumerate() {
@@ -101,15 +105,23 @@ impl MentionIndex {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let names = [n.title.as_str(), base_title(&n.title), &stem, base_title(&stem)]
-                .into_iter()
-                .map(str::to_string)
-                .chain(n.aliases.iter().cloned());
+            let names = [
+                n.title.as_str(),
+                base_title(&n.title),
+                &stem,
+                base_title(&stem),
+            ]
+            .into_iter()
+            .map(str::to_string)
+            .chain(n.aliases.iter().cloned());
             for name in names {
                 let name = name.trim().to_string();
                 let key = name.to_lowercase();
                 let letters = name.chars().filter(|c| c.is_alphabetic()).count();
-                if name.chars().count() < rules.min_length || letters == 0 || function.contains(&key) {
+                if name.chars().count() < rules.min_length
+                    || letters == 0
+                    || function.contains(&key)
+                {
                     continue;
                 }
                 let spellings = by_key.entry(key).or_default().entry(i).or_default();
@@ -262,9 +274,18 @@ mod tests {
             "Hello Love's chart run. Atlas Copco's tools are not Atlas. Weberian ideas.",
             "en",
         );
-        assert!(f.contains(&("Hello Love (song)".into(), "Hello Love".into())), "{f:?}");
-        assert!(f.contains(&("Atlas Copco".into(), "Atlas Copco".into())), "{f:?}");
-        assert!(f.contains(&("Projekt Atlas".into(), "Atlas".into())), "{f:?}");
+        assert!(
+            f.contains(&("Hello Love (song)".into(), "Hello Love".into())),
+            "{f:?}"
+        );
+        assert!(
+            f.contains(&("Atlas Copco".into(), "Atlas Copco".into())),
+            "{f:?}"
+        );
+        assert!(
+            f.contains(&("Projekt Atlas".into(), "Atlas".into())),
+            "{f:?}"
+        );
         assert!(!f.iter().any(|(t, _)| t == "Weber"), "{f:?}");
         assert_eq!(f.len(), 3, "{f:?}");
     }

@@ -179,7 +179,8 @@ fn runs(
             Token::Mark('.') => {
                 // An initial or a short abbreviation before a name stays in
                 // the run ("George W. Bush", "Dr. Weber").
-                let next_upper = matches!(tokens.get(i + 1), Some(Token::Word(n)) if starts_upper(n));
+                let next_upper =
+                    matches!(tokens.get(i + 1), Some(Token::Word(n)) if starts_upper(n));
                 let short = run
                     .last()
                     .is_some_and(|w| w.chars().count() <= 3 && starts_upper(w));
@@ -208,7 +209,10 @@ fn runs(
 /// (Wikipedia's and many vaults' way to tell notes of one name apart).
 pub fn base_title(title: &str) -> &str {
     let t = title.trim();
-    match t.strip_suffix(')').and_then(|s| s.rfind(" (").map(|i| &t[..i])) {
+    match t
+        .strip_suffix(')')
+        .and_then(|s| s.rfind(" (").map(|i| &t[..i]))
+    {
         Some(base) if !base.trim().is_empty() => base.trim(),
         _ => t,
     }
@@ -242,9 +246,12 @@ pub fn note_names(text: &str, prose: &[Prose], title: &str, rules: &NameRules) -
             *counts.entry(name).or_default() += 1;
         }
     };
-    let found = runs(&toks, &words, true, &mid)
-        .into_iter()
-        .chain(runs(&title_tokens, &words, false, &HashSet::new()));
+    let found = runs(&toks, &words, true, &mid).into_iter().chain(runs(
+        &title_tokens,
+        &words,
+        false,
+        &HashSet::new(),
+    ));
     for run in found {
         if run.contains(' ') {
             for part in run.split(' ') {
@@ -284,7 +291,13 @@ mod tests {
             "museum",
         );
         // The dot of an initial is not part of the name.
-        for want in ["George W Bush", "Bank of England", "Dr Weber", "Weber", "England"] {
+        for want in [
+            "George W Bush",
+            "Bank of England",
+            "Dr Weber",
+            "Weber",
+            "England",
+        ] {
             assert!(n.contains(&want.to_string()), "{want} in {n:?}");
         }
         assert!(!n.iter().any(|x| x == "Today" || x == "The"), "{n:?}");
@@ -299,7 +312,15 @@ mod tests {
         assert!(n.contains(&"Projekt Atlas".to_string()), "{n:?}");
         assert!(n.contains(&"Weber".to_string()), "{n:?}");
         assert!(n.contains(&"Atlas".to_string()), "{n:?}");
-        for never in ["Geheim", "Code", "Versteckt", "Auch", "Nicht", "Die", "2023"] {
+        for never in [
+            "Geheim",
+            "Code",
+            "Versteckt",
+            "Auch",
+            "Nicht",
+            "Die",
+            "2023",
+        ] {
             assert!(!n.iter().any(|x| x.contains(never)), "{never} in {n:?}");
         }
         // "Migration" opens no sentence here; it is a noun mid-sentence.

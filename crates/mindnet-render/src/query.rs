@@ -278,14 +278,24 @@ pub fn eval_text(r: &EvalReport) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<22} {:>5} {:>9} {:>9} {:>9} {:>7} {:>8}",
-        "", "n", "recall@1", "recall@5", "recall@10", "MRR", "nDCG@10"
+        "{:<22} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}",
+        "", "n", "R@1", "R@2", "R@5", "R@10", "R@20", "R@50", "pool", "MRR", "nDCG@10"
     );
     let mut row = |label: &str, n: usize, s: &mindnet_app::eval::Scores| {
         let _ = writeln!(
             out,
-            "{:<22} {:>5} {:>9.3} {:>9.3} {:>9.3} {:>7.3} {:>8.3}",
-            label, n, s.recall_1, s.recall_5, s.recall_10, s.mrr, s.ndcg_10
+            "{:<22} {:>5} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>8.3}",
+            label,
+            n,
+            s.recall_1,
+            s.recall_2,
+            s.recall_5,
+            s.recall_10,
+            s.recall_20,
+            s.recall_50,
+            s.pool,
+            s.mrr,
+            s.ndcg_10
         );
     };
     for run in &r.runs {

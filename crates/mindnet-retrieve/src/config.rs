@@ -127,7 +127,10 @@ impl RetrieverConfig {
             ));
         }
         if c.hop.weight < 0.0 || c.hop.rank_k < 0.0 {
-            return Err(invalid("hop", "weight and rank_k must not be negative".into()));
+            return Err(invalid(
+                "hop",
+                "weight and rank_k must not be negative".into(),
+            ));
         }
         if c.seeds.fused == 0 || c.seeds.per_source == 0 {
             return Err(invalid("seeds", "seed counts must be at least 1".into()));

@@ -1,6 +1,9 @@
 //! Ranking metrics for `mindnet eval`: recall@k, MRR and nDCG@10 of the gold
 //! notes in a ranked list of notes (binary relevance), and latency
-//! percentiles.
+//! percentiles. The list is the whole candidate pool in score order, so its
+//! recall at its own length is the ceiling: the share of gold notes any
+//! weighting could bring to the top. A miss below the ceiling is an order
+//! problem; above it, a candidate problem.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -9,13 +12,20 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Scores {
     pub recall_1: f64,
+    pub recall_2: f64,
     pub recall_5: f64,
     pub recall_10: f64,
+    pub recall_20: f64,
+    pub recall_50: f64,
+    /// Recall over the whole list: the candidate pool's ceiling.
+    pub pool: f64,
+    /// MRR@10: a first gold note below rank 10 counts 0.
     pub mrr: f64,
     pub ndcg_10: f64,
 }
 
-/// `ranked`: note names, best first, each once. `gold`: the relevant names.
+/// `ranked`: note names, best first, each once: every candidate of the
+/// pool, for `pool` to be the ceiling. `gold`: the relevant names.
 pub fn score(ranked: &[String], gold: &[String]) -> Scores {
     if gold.is_empty() {
         return Scores::default();
@@ -25,6 +35,7 @@ pub fn score(ranked: &[String], gold: &[String]) -> Scores {
         |k: usize| ranked.iter().take(k).filter(|n| is_gold(n)).count() as f64 / gold.len() as f64;
     let mrr = ranked
         .iter()
+        .take(10)
         .position(is_gold)
         .map_or(0.0, |i| 1.0 / (i + 1) as f64);
     let dcg: f64 = ranked
@@ -39,8 +50,12 @@ pub fn score(ranked: &[String], gold: &[String]) -> Scores {
         .sum();
     Scores {
         recall_1: recall(1),
+        recall_2: recall(2),
         recall_5: recall(5),
         recall_10: recall(10),
+        recall_20: recall(20),
+        recall_50: recall(50),
+        pool: recall(ranked.len()),
         mrr,
         ndcg_10: dcg / ideal,
     }
@@ -59,8 +74,12 @@ fn mean(all: &[Scores]) -> Scores {
     let sum = |f: fn(&Scores) -> f64| all.iter().map(f).sum::<f64>() / n;
     Scores {
         recall_1: sum(|s| s.recall_1),
+        recall_2: sum(|s| s.recall_2),
         recall_5: sum(|s| s.recall_5),
         recall_10: sum(|s| s.recall_10),
+        recall_20: sum(|s| s.recall_20),
+        recall_50: sum(|s| s.recall_50),
+        pool: sum(|s| s.pool),
         mrr: sum(|s| s.mrr),
         ndcg_10: sum(|s| s.ndcg_10),
     }
@@ -145,6 +164,18 @@ mod tests {
         assert!((s.ndcg_10 - dcg / ideal).abs() < 1e-12);
         let perfect = score(&names(&["a", "b"]), &names(&["a", "b"]));
         assert_eq!(perfect.ndcg_10, 1.0);
+    }
+
+    #[test]
+    fn the_ceiling_is_the_recall_of_the_whole_pool() {
+        let mut ranked: Vec<String> = (0..60).map(|i| format!("n{i}")).collect();
+        ranked[1] = "a".into();
+        ranked[30] = "b".into();
+        let s = score(&ranked, &names(&["a", "b", "gone"]));
+        assert_eq!(s.recall_2, 1.0 / 3.0);
+        assert_eq!(s.recall_20, 1.0 / 3.0);
+        assert_eq!(s.recall_50, 2.0 / 3.0);
+        assert_eq!(s.pool, 2.0 / 3.0);
     }
 
     #[test]

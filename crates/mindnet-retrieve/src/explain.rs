@@ -31,21 +31,38 @@ pub(crate) struct Link {
     pub title: String,
     pub kind: String,
     pub contribution: f64,
+    /// Found in prose by the import, not written as a link: the reason says
+    /// "erwähnt", so the user knows no link of theirs made it.
+    pub mention: bool,
 }
 
 impl Link {
-    pub fn new(r: &Retriever<'_>, note_id: &str, kind: &str, contribution: f64) -> Self {
+    pub fn new(
+        r: &Retriever<'_>,
+        note_id: &str,
+        kind: &str,
+        contribution: f64,
+        mention: bool,
+    ) -> Self {
         Link {
             title: r
                 .note(note_id)
                 .map_or_else(|| note_id.to_string(), |n| n.title.clone()),
             kind: kind.to_string(),
             contribution,
+            mention,
         }
     }
 }
 
 const MAX_LINKS: usize = 3;
+
+/// The names a hit of the second hop shares with the hit it was found from.
+#[derive(Debug, Clone)]
+pub(crate) struct Bridged {
+    pub names: Vec<String>,
+    pub from_title: String,
+}
 
 pub(crate) fn reasons(
     lang: Lang,
@@ -53,6 +70,7 @@ pub(crate) fn reasons(
     b: &ScoreBreakdown,
     from: &[Link],
     to: &[Link],
+    bridge: Option<&Bridged>,
     graph: bool,
 ) -> Vec<String> {
     let de = lang == Lang::De;
@@ -93,10 +111,12 @@ pub(crate) fn reasons(
             }
         }
         for title in targets.into_iter().take(MAX_LINKS) {
-            out.push(if de {
-                format!("verweist auf {title}")
-            } else {
-                format!("points to {title}")
+            let mention = to.iter().any(|l| l.title == title && l.mention);
+            out.push(match (de, mention) {
+                (true, false) => format!("verweist auf {title}"),
+                (true, true) => format!("erwähnt „{title}“"),
+                (false, false) => format!("points to {title}"),
+                (false, true) => format!("mentions “{title}”"),
             });
         }
         // Several edges of one note with one kind (from different chunks)
@@ -105,7 +125,7 @@ pub(crate) fn reasons(
         for l in from {
             match from_merged
                 .iter_mut()
-                .find(|m| m.title == l.title && m.kind == l.kind)
+                .find(|m| m.title == l.title && m.kind == l.kind && m.mention == l.mention)
             {
                 Some(m) => m.contribution += l.contribution,
                 None => from_merged.push(l.clone()),
@@ -118,10 +138,47 @@ pub(crate) fn reasons(
         });
         let from = from_merged;
         for l in from.into_iter().take(MAX_LINKS) {
-            out.push(if de {
-                format!("wird referenziert von {} ({})", l.title, l.kind)
+            out.push(match (de, l.mention) {
+                (true, false) => format!("wird referenziert von {} ({})", l.title, l.kind),
+                (true, true) => format!("wird erwähnt in {}", l.title),
+                (false, false) => format!("referenced by {} ({})", l.title, l.kind),
+                (false, true) => format!("mentioned in {}", l.title),
+            });
+        }
+        if let Some(h) = bridge.filter(|h| !h.names.is_empty() && b.hop > 0.0) {
+            let names = h
+                .names
+                .iter()
+                .take(MAX_LINKS)
+                .map(|n| {
+                    if de {
+                        format!("„{n}“")
+                    } else {
+                        format!("“{n}”")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let de_noun = if h.names.len() == 1 {
+                "den Namen"
             } else {
-                format!("referenced by {} ({})", l.title, l.kind)
+                "die Namen"
+            };
+            let en_noun = if h.names.len() == 1 {
+                "the name"
+            } else {
+                "the names"
+            };
+            out.push(if de {
+                format!(
+                    "teilt {de_noun} {names} mit {} (zweiter Schritt)",
+                    h.from_title
+                )
+            } else {
+                format!(
+                    "shares {en_noun} {names} with {} (second hop)",
+                    h.from_title
+                )
             });
         }
     }

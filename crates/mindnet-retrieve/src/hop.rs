@@ -48,7 +48,11 @@ pub fn bridges(
             })
         })
         .collect();
-    out.sort_by(|a, b| b.weight.total_cmp(&a.weight).then_with(|| a.name.cmp(&b.name)));
+    out.sort_by(|a, b| {
+        b.weight
+            .total_cmp(&a.weight)
+            .then_with(|| a.name.cmp(&b.name))
+    });
     out.truncate(limit);
     out
 }
@@ -57,7 +61,12 @@ impl Retriever<'_> {
     /// Adds the second hop to a pool gathered with the graph: the bridge
     /// notes (their chunks scored against the question, like every
     /// candidate) and their order.
-    pub(crate) fn second_hop(&self, q: &Query, vector: &[f32], pool: &mut Pool) -> Result<(), RetrieveError> {
+    pub(crate) fn second_hop(
+        &self,
+        q: &Query,
+        vector: &[f32],
+        pool: &mut Pool,
+    ) -> Result<(), RetrieveError> {
         let cfg = self.config.hop;
         if cfg.weight <= 0.0 || cfg.names == 0 || pool.notes.is_empty() {
             return Ok(());
@@ -89,11 +98,18 @@ impl Retriever<'_> {
         for w in &names {
             for id in self.notes.notes_named(&w.name) {
                 if **id != *from_id {
-                    shared.entry(id.to_string()).or_default().push(w.name.clone());
+                    shared
+                        .entry(id.to_string())
+                        .or_default()
+                        .push(w.name.clone());
                 }
             }
         }
-        shared.retain(|id, _| self.notes.get(id).is_some_and(|s| self.passes(s, &q.filters)));
+        shared.retain(|id, _| {
+            self.notes
+                .get(id)
+                .is_some_and(|s| self.passes(s, &q.filters))
+        });
         if shared.is_empty() {
             return Ok(());
         }
@@ -107,7 +123,9 @@ impl Retriever<'_> {
             ..self.chunk_filter(&q.filters)
         };
         let limit = cfg.candidates.saturating_mul(4).max(1);
-        let found = self.store.score_candidates(vector, Some(&text), &scope, limit, false)?;
+        let found = self
+            .store
+            .score_candidates(vector, Some(&text), &scope, limit, false)?;
         let mut cosine: HashMap<String, f64> = HashMap::new();
         let mut lexical: HashMap<String, f64> = HashMap::new();
         for h in &found.dense {
@@ -126,7 +144,9 @@ impl Retriever<'_> {
             .collect::<HashSet<_>>()
             .into_iter()
             .map(|id| {
-                let l = lexical.get(id).map_or(0.0, |l| l / best_lexical.max(f64::MIN_POSITIVE));
+                let l = lexical
+                    .get(id)
+                    .map_or(0.0, |l| l / best_lexical.max(f64::MIN_POSITIVE));
                 let c = cosine.get(id).copied().unwrap_or(0.0).max(0.0);
                 (share * l + (1.0 - share) * c, id.clone())
             })
@@ -182,7 +202,9 @@ impl Retriever<'_> {
             ..Default::default()
         };
         let text = (q.mode == crate::Mode::Hybrid).then_some(q.text.as_str());
-        let scores = self.store.score_candidates(vector, text, &scope, 10_000, false)?;
+        let scores = self
+            .store
+            .score_candidates(vector, text, &scope, 10_000, false)?;
         let lexical: HashMap<&str, f64> = scores
             .lexical
             .iter()
@@ -239,7 +261,14 @@ mod tests {
             "Limpopo" => 3,
             _ => 0,
         };
-        let b = bridges(&names, df, 1000, 25, "What waterfall is in the country of the Bubye River?", 8);
+        let b = bridges(
+            &names,
+            df,
+            1000,
+            25,
+            "What waterfall is in the country of the Bubye River?",
+            8,
+        );
         let got: Vec<&str> = b.iter().map(|w| w.name.as_str()).collect();
         // Africa is a hub, Solo bridges nothing, Bubye River is asked about.
         assert_eq!(got, ["Limpopo", "Zimbabwe"]);

@@ -5,6 +5,7 @@ use crate::explain::{self, Link};
 use crate::pool::Pool;
 use crate::score::{self, Scored};
 use crate::{Hit, Query, RetrieveError, Retriever, Section};
+use mindnet_core::Provenance;
 use std::collections::{HashMap, HashSet};
 
 /// The hits, and every candidate note in ranking order with its best S_sem
@@ -86,9 +87,13 @@ pub(crate) fn rank(
         .chain(pool.texts.values())
         .map(|c| (c.chunk_id.as_str(), c))
         .collect();
-    let note_link = |n: usize, kind: &str, contribution: f64| {
-        Link::new(r, &pool.notes[n].note_id, kind, contribution)
+    let note_link = |n: usize, kind: &str, contribution: f64, mention: bool| {
+        Link::new(r, &pool.notes[n].note_id, kind, contribution, mention)
     };
+    let bridge_from = pool.bridge.as_ref().map(|b| {
+        let id = &pool.notes[b.from].note_id;
+        r.note(id).map_or_else(|| id.clone(), |n| n.title.clone())
+    });
     let hits = scored
         .into_iter()
         .filter_map(|s| {
@@ -98,11 +103,22 @@ pub(crate) fn rank(
             let from: Vec<Link> = s
                 .from
                 .iter()
-                .map(|l| note_link(l.from, &l.kind, l.contribution))
+                .map(|l| {
+                    let mention = l.provenance == Provenance::Mention.as_str();
+                    note_link(l.from, &l.kind, l.contribution, mention)
+                })
                 .collect();
-            let to: Vec<Link> = s.to.iter().map(|&n| note_link(n, "", 0.0)).collect();
+            let to: Vec<Link> =
+                s.to.iter()
+                    .map(|&n| note_link(n, "", 0.0, false))
+                    .chain(s.mentions.iter().map(|&n| note_link(n, "", 0.0, true)))
+                    .collect();
             let b = s.breakdown;
-            let reasons = explain::reasons(q.lang, note, &b, &from, &to, graph);
+            let bridged = bridge_from.as_ref().map(|t| explain::Bridged {
+                names: s.bridge.clone(),
+                from_title: t.clone(),
+            });
+            let reasons = explain::reasons(q.lang, note, &b, &from, &to, bridged.as_ref(), graph);
             Some(Hit {
                 chunk_id: pc.chunk_id.clone(),
                 note_id: note.note_id.clone(),

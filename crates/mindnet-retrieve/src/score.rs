@@ -37,6 +37,8 @@ pub struct LinkIn {
     pub from: usize,
     pub kind: String,
     pub contribution: f64,
+    /// `mention` for an edge the import found in prose, not in a link.
+    pub provenance: &'static str,
 }
 
 /// One candidate chunk, scored.
@@ -48,6 +50,8 @@ pub struct Scored {
     pub from: Vec<LinkIn>,
     /// Relevant notes this chunk's note links to.
     pub to: Vec<usize>,
+    /// Relevant notes it only mentions (no link of its own joins them).
+    pub mentions: Vec<usize>,
     /// The bridge names it shares with the hit of the second hop.
     pub bridge: Vec<String>,
 }
@@ -126,6 +130,7 @@ pub fn score(pool: &Pool, cfg: &RetrieverConfig, intent: &str, graph: bool) -> V
             },
             from: Vec::new(),
             to: Vec::new(),
+            mentions: Vec::new(),
             bridge: Vec::new(),
         });
     }
@@ -145,7 +150,7 @@ pub fn score(pool: &Pool, cfg: &RetrieverConfig, intent: &str, graph: bool) -> V
             b.b_hop = h.b_hop;
             b.edge_bonus = cfg.weights.edge * t.b_edge * t.gate;
             b.centrality = cfg.weights.centrality * t.b_cent * t.gate;
-            b.hop = cfg.hop.weight * h.b_hop;
+            b.hop = cfg.hop.weight * h.b_hop * t.gate;
             let limit = cfg.expansion.lift_limit;
             let graph_terms = b.edge_bonus + b.centrality + b.hop;
             if limit > 0.0 && graph_terms > 0.0 {
@@ -161,6 +166,7 @@ pub fn score(pool: &Pool, cfg: &RetrieverConfig, intent: &str, graph: bool) -> V
             b.total = b.semantic + b.edge_bonus + b.centrality + b.hop;
             s.from = t.from.clone();
             s.to = t.to.clone();
+            s.mentions = t.mentions.clone();
             s.bridge = h.names.clone();
         }
     }
@@ -187,6 +193,7 @@ struct Terms {
     source_semantic: f64,
     from: Vec<LinkIn>,
     to: Vec<usize>,
+    mentions: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -249,6 +256,7 @@ fn graph_terms(pool: &Pool, cfg: &RetrieverConfig, intent: &str, best: &[Best]) 
                 from,
                 kind: kind.to_string(),
                 contribution: c,
+                provenance: e.provenance,
             });
         }
     };
@@ -264,7 +272,11 @@ fn graph_terms(pool: &Pool, cfg: &RetrieverConfig, intent: &str, best: &[Best]) 
         }
         if relevant.contains(&e.target) {
             linked[e.source].insert(e.target);
-            terms[e.source].to.push(e.target);
+            if e.provenance == mindnet_core::Provenance::Mention.as_str() {
+                terms[e.source].mentions.push(e.target);
+            } else {
+                terms[e.source].to.push(e.target);
+            }
         }
     }
     for (n, t) in terms.iter_mut().enumerate() {
@@ -280,6 +292,10 @@ fn graph_terms(pool: &Pool, cfg: &RetrieverConfig, intent: &str, best: &[Best]) 
         t.gate = (1.0 - x.gate) + x.gate * best[n].s_sem;
         t.to.sort_unstable();
         t.to.dedup();
+        let to = &t.to;
+        t.mentions.retain(|m| !to.contains(m));
+        t.mentions.sort_unstable();
+        t.mentions.dedup();
     }
     terms
 }
