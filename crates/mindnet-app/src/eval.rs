@@ -297,10 +297,11 @@ pub fn evaluate(
                 .iter()
                 .map(|id| name_of(id))
                 .collect();
-            let shown = r.hits.iter().map(|h| note_name(&h.path));
-            if !shown.eq(ranked.iter().take(r.hits.len()).cloned()) {
+            let shown: Vec<String> = r.hits.iter().map(|h| note_name(&h.path)).collect();
+            let replayed = &ranked[..shown.len().min(ranked.len())];
+            if shown[..] != *replayed {
                 tracing::warn!(
-                    "the pool's order differs from the search's for {:?}",
+                    "the pool's order differs from the search's for {:?}: {shown:?} against {replayed:?}",
                     q.text
                 );
             }

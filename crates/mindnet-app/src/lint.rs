@@ -77,6 +77,7 @@ pub fn fix(settings: &Settings, req: &FixRequest) -> Result<FixResponse, AppErro
     let config = settings.load_config()?;
     let opts = mindnet_lint::FixOptions {
         add_inverses: req.add_inverses,
+        link_mentions: req.link_mentions,
     };
     let (fixes, skipped) = mindnet_lint::plan_fixes(vault, &config, &opts)
         .map_err(|e| AppError::bad_request(e.to_string()))?;

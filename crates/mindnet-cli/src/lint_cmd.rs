@@ -39,6 +39,10 @@ pub struct LintArgs {
     /// With --fix: add the missing inverse of each causal edge to its target note.
     #[arg(long, requires = "fix")]
     pub add_inverses: bool,
+    /// With --fix: link each note's first unlinked mention of another note
+    /// (`link/unlinked-mention`), as `[[Name|as written]]`.
+    #[arg(long, requires = "fix")]
+    pub link_mentions: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -61,6 +65,7 @@ fn fix(args: &LintArgs) -> Result<ExitCode> {
         &args.settings(),
         &FixRequest {
             add_inverses: args.add_inverses,
+            link_mentions: args.link_mentions,
             write: args.write,
         },
     )?;

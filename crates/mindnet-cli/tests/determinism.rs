@@ -39,6 +39,21 @@ fn shuffled_reads_give_identical_output() {
     let a = dry_run(&vault, &["--shuffle-seed", "1"]);
     let b = dry_run(&vault, &["--shuffle-seed", "987654321"]);
     assert!(a.records.len() > 300);
+    // The entity graph is part of the output: mention edges and names.
+    let mentions = a
+        .records
+        .iter()
+        .filter(|r| r["record"] == "edge" && r["provenance"] == "mention")
+        .count();
+    let named = a
+        .records
+        .iter()
+        .filter(|r| r["record"] == "note" && r["names"].as_array().is_some_and(|n| !n.is_empty()))
+        .count();
+    assert!(
+        mentions > 0 && named > 10,
+        "{mentions} mention edges, {named} notes with names"
+    );
     assert_eq!(a.stdout, b.stdout);
 
     let dir = tempfile::tempdir().unwrap();

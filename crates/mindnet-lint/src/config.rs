@@ -9,13 +9,14 @@ use std::path::Path;
 pub const DEFAULT_YAML: &str = include_str!("../../../config/lint.yaml");
 
 /// Every rule id, with its default severity.
-pub const RULES: [(&str, Severity); 10] = [
+pub const RULES: [(&str, Severity); 11] = [
     ("edge/alias-not-canonical", Severity::Warning),
     ("edge/unknown-kind", Severity::Error),
     ("edge/prohibited-for-type", Severity::Error),
     ("edge/chronology-as-causality", Severity::Warning),
     ("link/missing-target", Severity::Recommendation),
     ("link/outside-vault", Severity::Error),
+    ("link/unlinked-mention", Severity::Recommendation),
     ("node/split-spelling", Severity::Warning),
     ("chain/gap", Severity::Recommendation),
     ("chain/cycle", Severity::Warning),

@@ -1,7 +1,8 @@
 //! Safe auto-fixes (LNT-5): an alias kind becomes its canonical kind, a link
 //! with another spelling of an existing note names that note, and (on
 //! request) a missing inverse edge is added to the target note as an edge
-//! callout.
+//! callout, and a note's first unlinked mention of another note becomes a
+//! link that reads the same (`[[Name|as written]]`).
 //!
 //! Invariants:
 //! - Only the fixed spans change: frontmatter order, line endings (LF or
@@ -26,6 +27,8 @@ use std::path::{Path, PathBuf};
 pub struct FixOptions {
     /// Add the inverse of every typed causal link to its target note.
     pub add_inverses: bool,
+    /// Turn each note's first unlinked mention of another note into a link.
+    pub link_mentions: bool,
 }
 
 /// The planned change of one file.
@@ -152,6 +155,19 @@ pub fn plan_fixes(
                     ),
                 });
             }
+        }
+    }
+
+    if opts.link_mentions {
+        let stems = crate::mentions::stems(&vault);
+        for u in crate::mentions::unlinked(&vault, &links) {
+            let link = u.link(&vault, &stems);
+            let line = vault.notes[u.note].parsed.lines.line(u.range.start);
+            edits.entry(u.note).or_default().push(Edit {
+                range: u.range.clone(),
+                what: format!("line {line}: {} → {link}", u.text),
+                text: link,
+            });
         }
     }
 

@@ -5,13 +5,15 @@
 //!
 //! `lint_vault` reads and parses every note once (in parallel), resolves
 //! links like the importer, then runs the link checks (`links.rs`), the
-//! spelling check (`names.rs`) and the chain checks (`chains.rs`).
+//! spelling check (`names.rs`), the unlinked mentions (`mentions.rs`) and
+//! the chain checks (`chains.rs`).
 
 mod chain;
 mod chains;
 mod config;
 mod fix;
 mod links;
+mod mentions;
 mod names;
 
 pub use chain::{
@@ -295,21 +297,25 @@ fn load_notes(
     Ok((notes, skipped))
 }
 
+/// The vault's notes as the resolver and the mention matcher know them,
+/// in the vault's order (an entry's index is its note's).
+pub(crate) fn entries(vault: &Vault<'_>) -> Vec<NoteEntry> {
+    vault
+        .notes
+        .iter()
+        .map(|n| NoteEntry {
+            note_id: n.path.clone(),
+            rel_path: n.path.clone(),
+            title: n.title.clone(),
+            aliases: n.parsed.frontmatter.aliases.clone(),
+            note_type: n.note_type.clone(),
+        })
+        .collect()
+}
+
 /// Every link of every note, resolved as the importer resolves it.
 fn resolve_links<'a>(vault: &'a Vault<'_>) -> Vec<LinkRef<'a>> {
-    let resolver = Resolver::new(
-        vault
-            .notes
-            .iter()
-            .map(|n| NoteEntry {
-                note_id: n.path.clone(),
-                rel_path: n.path.clone(),
-                title: n.title.clone(),
-                aliases: n.parsed.frontmatter.aliases.clone(),
-                note_type: n.note_type.clone(),
-            })
-            .collect(),
-    );
+    let resolver = Resolver::new(entries(vault));
     let mut out = Vec::new();
     for (i, n) in vault.notes.iter().enumerate() {
         for l in &n.parsed.links {
@@ -357,6 +363,9 @@ pub fn lint_vault(
 
     let mut findings = links::check(&vault, &links);
     findings.extend(names::check(&vault, &links));
+    if lint.severity(mentions::RULE).is_some() {
+        findings.extend(mentions::check(&vault, &links));
+    }
     findings.extend(chains::check(&vault, &links));
 
     // Severities from the config; rules switched off globally or per note.

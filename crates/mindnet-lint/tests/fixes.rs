@@ -41,7 +41,10 @@ fn fix_all(root: &Path, opts: &FixOptions) -> usize {
 fn fixing_reaches_a_fixed_point_in_one_round() {
     let dir = tempfile::tempdir().unwrap();
     copy_fixture(dir.path());
-    let opts = FixOptions { add_inverses: true };
+    let opts = FixOptions {
+        add_inverses: true,
+        link_mentions: true,
+    };
     assert!(fix_all(dir.path(), &opts) > 0);
     assert_eq!(
         fix_all(dir.path(), &opts),

@@ -11,7 +11,7 @@ const PALETTE = {
   principle: "#6b4c9a", value: "#b8860b", concept: "#5f6b73", project: "#1f7a8c",
   source: "#7a5c3d", person: "#a14d72", insight: "#888888", journal: "#4f6d2f",
 };
-const DASH = { explicit: "", smart: "6 3", rule: "2 3", structure: "1 4" };
+const DASH = { explicit: "", smart: "6 3", rule: "2 3", structure: "1 4", mention: "8 3 1 3" };
 const COL = 210;
 const ROW = 56;
 const W = 170;

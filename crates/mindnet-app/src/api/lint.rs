@@ -91,6 +91,9 @@ pub struct FixRequest {
     /// Add the missing inverse of each causal edge to its target note.
     #[serde(default)]
     pub add_inverses: bool,
+    /// Turn each note's first unlinked mention of another note into a link.
+    #[serde(default)]
+    pub link_mentions: bool,
     /// Write the changes (else only the diffs).
     #[serde(default)]
     pub write: bool,
