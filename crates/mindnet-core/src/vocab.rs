@@ -42,6 +42,11 @@ pub struct NameRules {
     /// Endings a mention may carry after the name, per language
     /// (`Webers`, `Atlas's`); other languages use `default`.
     pub suffixes: BTreeMap<String, Vec<String>>,
+    /// Of those endings, the ones that make a plural: they follow a name of
+    /// several words only, since a one-word name's plural is a common noun
+    /// ("Images" is not the note "Image").
+    #[serde(default)]
+    pub plurals: BTreeMap<String, Vec<String>>,
 }
 
 impl NameRules {
@@ -50,6 +55,10 @@ impl NameRules {
             .get(lang)
             .or_else(|| self.suffixes.get("default"))
             .map_or(&[], Vec::as_slice)
+    }
+
+    pub fn plurals(&self, lang: &str) -> &[String] {
+        self.plurals.get(lang).map_or(&[], Vec::as_slice)
     }
 }
 

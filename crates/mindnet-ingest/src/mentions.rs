@@ -35,8 +35,14 @@ enum Case {
     Exact,
 }
 
-fn case_of(name: &str) -> Case {
-    if name.split_whitespace().count() > 1 {
+fn case_of(name: &str, function: &HashSet<String>) -> Case {
+    let content = name
+        .split_whitespace()
+        .filter(|w| !function.contains(&w.to_lowercase()))
+        .count();
+    // "machine learning" in any case; "To Do" (one content word) like a
+    // word: "what to do" is no mention of it.
+    if content > 1 {
         return Case::Any;
     }
     let mut chars = name.chars();
@@ -55,6 +61,8 @@ fn case_of(name: &str) -> Case {
 struct Spelling {
     written: String,
     case: Case,
+    /// One word: no plural ending, and not inside a longer name.
+    one_word: bool,
 }
 
 /// A name found in a note's prose.
@@ -127,7 +135,8 @@ impl MentionIndex {
                 let spellings = by_key.entry(key).or_default().entry(i).or_default();
                 if !spellings.iter().any(|s| s.written == name) {
                     spellings.push(Spelling {
-                        case: case_of(&name),
+                        case: case_of(&name, &function),
+                        one_word: !name.contains(char::is_whitespace),
                         written: name,
                     });
                 }
@@ -165,7 +174,21 @@ impl MentionIndex {
             return Vec::new();
         };
         let suffixes = rules.suffixes(lang);
+        let plurals = rules.plurals(lang);
+        let singular: Vec<String> = suffixes
+            .iter()
+            .filter(|s| !plurals.contains(s))
+            .cloned()
+            .collect();
+        let function: HashSet<String> = rules
+            .function_words
+            .iter()
+            .map(|w| w.to_lowercase())
+            .collect();
+        let english = lang.starts_with("en");
+        let mut mid: Option<HashSet<String>> = None;
         let mut out = Vec::new();
+        let mut lower_case: Option<HashSet<String>> = None;
         for p in prose.iter().filter(|p| !p.in_link) {
             let Some(piece) = text.get(p.range.clone()) else {
                 continue;
@@ -174,13 +197,57 @@ impl MentionIndex {
             for m in ac.find_iter(&low) {
                 let (start, end) = (at[m.start()], at[m.end()]);
                 let found = &piece[start..end];
+                if in_url(piece, start) {
+                    continue;
+                }
                 let (note, spellings) = &self.patterns[m.pattern().as_usize()];
-                let case_ok = spellings.iter().any(|s| match s.case {
-                    Case::Any => true,
-                    Case::Capital => found.chars().next().is_some_and(char::is_uppercase),
-                    Case::Exact => found == s.written,
+                let ok = spellings.iter().any(|s| {
+                    let case_ok = match s.case {
+                        Case::Any => true,
+                        // "Licht", never "licht" nor the shouted "LICHT".
+                        Case::Capital => {
+                            let mut c = found.chars();
+                            c.next().is_some_and(char::is_uppercase) && !c.any(char::is_uppercase)
+                        }
+                        Case::Exact => found == s.written,
+                    };
+                    if !case_ok {
+                        return false;
+                    }
+                    if !s.one_word {
+                        return bounded(piece, start, end, suffixes);
+                    }
+                    if !bounded(piece, start, end, &singular) {
+                        return false;
+                    }
+                    if s.case != Case::Capital {
+                        return true;
+                    }
+                    // English capitalises names only (German every noun:
+                    // "Webers Gutachten"), so there a capitalised neighbour
+                    // makes a longer name, and a sentence's first word is a
+                    // name only if the note writes it capitalised in
+                    // mid-sentence too.
+                    if !english {
+                        return true;
+                    }
+                    if in_longer_name(piece, start, end, &function, &rules.connectors) {
+                        return false;
+                    }
+                    // A note that writes the word in lower case too uses it
+                    // as a common noun ("security"), capitalised or not.
+                    if lower_case
+                        .get_or_insert_with(|| lower_case_words(text, prose))
+                        .contains(&found.to_lowercase())
+                    {
+                        return false;
+                    }
+                    !opens_sentence(text, p.range.start + start)
+                        || mid
+                            .get_or_insert_with(|| crate::names::mid_sentence_capitals(text, prose))
+                            .contains(found)
                 });
-                if case_ok && bounded(piece, start, end, suffixes) {
+                if ok {
                     out.push(Mention {
                         note: *note,
                         text: found.to_string(),
@@ -191,6 +258,109 @@ impl MentionIndex {
         }
         out
     }
+}
+
+/// Whether the word at `start..end` stands next to another capitalised
+/// word (not a function word) on the same line: "Piston Ring", "Henry's
+/// Law", "FULL POWER" are names of their own, not mentions of "Ring".
+fn in_longer_name(
+    text: &str,
+    start: usize,
+    end: usize,
+    function: &HashSet<String>,
+    connectors: &[String],
+) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || matches!(c, '\'' | '’' | '-');
+    let capital = |w: &str| {
+        w.chars().next().is_some_and(char::is_uppercase) && !function.contains(&w.to_lowercase())
+    };
+    let connector = |w: &str| connectors.iter().any(|c| c == w);
+    // The word before `at` (one space between), and where it starts.
+    let word_before = |at: usize| -> Option<(&str, usize)> {
+        let b = text[..at].strip_suffix(' ')?;
+        let from = b
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !is_word(c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        Some((&b[from..], from))
+    };
+    // The word after `at` (one space between), and where it ends.
+    let word_after = |at: usize| -> Option<(&str, usize)> {
+        let r = text[at..].strip_prefix(' ')?;
+        let len = r.find(|c: char| !is_word(c)).unwrap_or(r.len());
+        Some((&r[..len], at + 1 + len))
+    };
+    let end = end
+        + text[end..]
+            .find(|c: char| !is_word(c))
+            .unwrap_or(text.len() - end);
+    let before = match word_before(start) {
+        // "Cycle of Life": a connector after a capitalised word.
+        Some((w, from)) if connector(w) => word_before(from).is_some_and(|(w, _)| capital(w)),
+        Some((w, _)) => capital(w),
+        None => false,
+    };
+    let after = match word_after(end) {
+        // "Law of God", "Field of a Moving Charge", "Time of the Prophet":
+        // a connector, perhaps an article, then a capitalised word.
+        Some((w, mut to)) if connector(w) => loop {
+            match word_after(to) {
+                Some((w, next)) if function.contains(&w.to_lowercase()) => {
+                    to = next;
+                }
+                Some((w, _)) => break capital(w),
+                None => break false,
+            }
+        },
+        Some((w, _)) => capital(w),
+        None => false,
+    };
+    before || after
+}
+
+/// Whether `at` lies in a bare URL (`https://…#Standards`).
+fn in_url(text: &str, at: usize) -> bool {
+    // The token starts after the last whitespace, which may be wider than
+    // a byte (a no-break space).
+    let from = text[..at]
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| c.is_whitespace())
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let token = &text[from..at];
+    token.contains("://") || token.starts_with("www.")
+}
+
+/// The words a note writes in lower case in its prose.
+fn lower_case_words(text: &str, prose: &[Prose]) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for p in prose {
+        let Some(piece) = text.get(p.range.clone()) else {
+            continue;
+        };
+        for w in piece.split(|c: char| !c.is_alphanumeric()) {
+            if w.chars().next().is_some_and(char::is_lowercase) {
+                out.insert(w.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Whether `at` opens a sentence, a line or a list item: only markup
+/// (`- `, `# `, `1. `, `> `, `|`, `**`) or a sentence's end stands before it.
+fn opens_sentence(text: &str, at: usize) -> bool {
+    for c in text[..at].chars().rev() {
+        match c {
+            '\n' | '.' | '!' | '?' | ':' | ';' => return true,
+            c if c.is_whitespace() => {}
+            '-' | '*' | '+' | '#' | '>' | '|' | '=' | '_' | '(' | '[' | '"' | '“' | '„' => {}
+            c if c.is_ascii_digit() => {}
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Word boundaries around `start..end`: no letter or digit before; after,
@@ -288,6 +458,54 @@ mod tests {
         );
         assert!(!f.iter().any(|(t, _)| t == "Weber"), "{f:?}");
         assert_eq!(f.len(), 3, "{f:?}");
+    }
+
+    /// The misses of a real English vault: a word of a longer name, a
+    /// plural common noun, a sentence's first word, a phrase of function
+    /// words.
+    #[test]
+    fn english_words_of_other_names_plurals_and_openers_are_no_mentions() {
+        let notes = vec![
+            entry("Ring.md", "Ring", &[]),
+            entry("Image.md", "Image", &[]),
+            entry("People.md", "People", &[]),
+            entry("To Do.md", "To Do", &[]),
+            entry("Karma.md", "Karma", &[]),
+            entry("Logic.md", "Logic", &[]),
+            entry("Time.md", "Time", &[]),
+        ];
+        let text = concat!(
+            "A Piston Ring broke. See the Images below.\n\n",
+            "People focused on semantics. What to do now?\n\n",
+            "- Logic first\n- Karma and Ring theory\n\n",
+            "We trust Logic here. The Cycle of Karma, LOGIC in capitals, in the Time of the Prophet, ",
+            "https://example.org/wiki/Ring and the ring of logic."
+        );
+        let f = found(&notes, text, "en");
+        let titles: Vec<&str> = f.iter().map(|(t, _)| t.as_str()).collect();
+        // "logic" and "ring" are written in lower case too: common nouns
+        // here. "Karma" opens a list item, but the note writes it
+        // capitalised in mid-sentence as well ("The Cycle of Karma" is
+        // itself a longer name).
+        assert_eq!(titles, ["Karma"], "{f:?}");
+        // German capitalises every noun: there neighbours and openers count.
+        let f = found(&notes, "Karma Gutachten. Ring und Logic.", "de");
+        assert_eq!(f.len(), 3, "{f:?}");
+    }
+
+    /// Multi-byte spaces, accents and emoji around a name: every offset
+    /// stays on a character boundary.
+    #[test]
+    fn wide_characters_around_names() {
+        let notes = vec![
+            entry("Córdoba.md", "Córdoba", &[]),
+            entry("Ring.md", "Ring", &[]),
+        ];
+        let text = "Über\u{a0}Córdoba\u{2003}Ring 🎉Ring🎉 İRing. Ünd\u{a0}Córdoba’s Ring—Córdoba";
+        for lang in ["en", "de"] {
+            let f = found(&notes, text, lang);
+            assert!(f.iter().any(|(t, _)| t == "Córdoba"), "{lang}: {f:?}");
+        }
     }
 
     #[test]

@@ -205,6 +205,74 @@ fn runs(
     out
 }
 
+/// The capitalised words written in mid-sentence somewhere.
+fn mid_sentence<'a>(toks: &[Token<'a>]) -> HashSet<&'a str> {
+    let mut mid = HashSet::new();
+    let mut opening = true;
+    for t in toks {
+        match *t {
+            Token::Word(w) => {
+                if !opening && starts_upper(w) {
+                    mid.insert(w);
+                }
+                opening = false;
+            }
+            Token::Mark(c) => opening = matches!(c, '.' | '!' | '?' | ':' | ';'),
+            Token::Break => opening = true,
+        }
+    }
+    mid
+}
+
+/// The capitalised words a note writes in mid-sentence somewhere in its
+/// prose: a word it capitalises only at a sentence's start ("People
+/// focused …") is a common word there, not a name.
+pub fn mid_sentence_capitals(text: &str, prose: &[Prose]) -> HashSet<String> {
+    let flowing = flow(text, prose);
+    mid_sentence(&tokens(&flowing))
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}
+
+/// German or English, by the function words of the first few hundred
+/// words; `None` when neither leads. The lint's messages and the mention
+/// endings of a note without `lang:` both go by it.
+pub fn detect_lang(text: &str) -> Option<&'static str> {
+    let (de, en) = lang_votes(text);
+    match de.cmp(&en) {
+        std::cmp::Ordering::Greater => Some("de"),
+        std::cmp::Ordering::Less => Some("en"),
+        std::cmp::Ordering::Equal => None,
+    }
+}
+
+/// German and English function words among the first 400 words.
+pub fn lang_votes(text: &str) -> (usize, usize) {
+    const DE: [&str; 16] = [
+        "der", "die", "das", "und", "ist", "nicht", "ich", "mit", "ein", "eine", "zu", "auf",
+        "für", "sich", "dem", "den",
+    ];
+    const EN: [&str; 16] = [
+        "the", "and", "is", "of", "to", "in", "that", "it", "with", "for", "this", "are", "on",
+        "as", "be", "was",
+    ];
+    let (mut de, mut en) = (0usize, 0usize);
+    // URLs and acronyms vote for neither: "csail.mit.edu" and "MIT" are
+    // no German "mit".
+    let words = text
+        .split_whitespace()
+        .filter(|t| !t.contains("://") && !t.starts_with("www."))
+        .flat_map(|t| t.split(|c: char| !c.is_alphabetic()))
+        .filter(|w| !w.chars().skip(1).any(char::is_uppercase));
+    for w in words.take(400) {
+        let w = w.to_lowercase();
+        de += usize::from(DE.contains(&w.as_str()));
+        en += usize::from(EN.contains(&w.as_str()));
+    }
+    (de, en)
+}
+
 /// A title without a trailing qualifier: `Hello Love (song)` → `Hello Love`
 /// (Wikipedia's and many vaults' way to tell notes of one name apart).
 pub fn base_title(title: &str) -> &str {
@@ -225,20 +293,7 @@ pub fn note_names(text: &str, prose: &[Prose], title: &str, rules: &NameRules) -
     let words = Words::new(rules);
     let flowing = flow(text, prose);
     let toks = tokens(&flowing);
-    let mut mid: HashSet<&str> = HashSet::new();
-    let mut opening = true;
-    for t in &toks {
-        match *t {
-            Token::Word(w) => {
-                if !opening && starts_upper(w) {
-                    mid.insert(w);
-                }
-                opening = false;
-            }
-            Token::Mark(c) => opening = matches!(c, '.' | '!' | '?' | ':' | ';'),
-            Token::Break => opening = true,
-        }
-    }
+    let mid = mid_sentence(&toks);
     let title_tokens = tokens(base_title(title));
     let mut counts: HashMap<String, usize> = HashMap::new();
     let add = |name: String, counts: &mut HashMap<String, usize>| {
@@ -338,6 +393,15 @@ mod tests {
     fn runs_end_at_blocks_and_list_items() {
         let n = names("- Alpha Beta\n- Gamma Delta\n\nEpsilon", "x");
         assert!(!n.iter().any(|x| x.contains("Beta Gamma")), "{n:?}");
+    }
+
+    #[test]
+    fn language_by_function_words_not_urls_or_acronyms() {
+        let quadcopter = "- https://github.com/mit-gfx/multicopter_design (MIT CSAIL)\n\
+                          - https://learn2fly.csail.mit.edu/ (MIT CSAIL - Controller Design for Drones)";
+        assert_eq!(detect_lang(quadcopter), Some("en"));
+        assert_eq!(detect_lang("Ich war mit ihr dort."), Some("de"));
+        assert_eq!(detect_lang("SI Unit: Lux"), None);
     }
 
     #[test]

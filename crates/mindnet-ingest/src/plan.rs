@@ -294,7 +294,13 @@ pub fn plan_sources(
         .map(|(mut p, drafts)| {
             let chunks = chunks_of(&p.note, &drafts);
             let text = &p.source.text;
-            let mentions = mention_index.find(text, &p.parsed.prose, rules, &p.note.lang);
+            // The endings and case rules of the note's own language: its
+            // `lang:`, else what its words say, else the import's default.
+            let lang = match p.parsed.frontmatter.lang.as_deref() {
+                Some(l) => l,
+                None => crate::names::detect_lang(text).unwrap_or(&p.note.lang),
+            };
+            let mentions = mention_index.find(text, &p.parsed.prose, rules, lang);
             p.note.names = note_names(text, &p.parsed.prose, &p.note.title, rules);
             let spans: Vec<ChunkSpan> = chunks
                 .iter()

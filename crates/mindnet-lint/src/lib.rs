@@ -144,21 +144,11 @@ impl Lang {
 /// The language most of the notes are written in, by their function words
 /// (a few hundred words of each note suffice).
 fn detect_lang(notes: &[Note]) -> Lang {
-    const DE: [&str; 16] = [
-        "der", "die", "das", "und", "ist", "nicht", "ich", "mit", "ein", "eine", "zu", "auf",
-        "für", "sich", "dem", "den",
-    ];
-    const EN: [&str; 16] = [
-        "the", "and", "is", "of", "to", "in", "that", "it", "with", "for", "this", "are", "on",
-        "as", "be", "was",
-    ];
     let (mut de, mut en) = (0usize, 0usize);
     for n in notes {
-        for w in n.text.split(|c: char| !c.is_alphabetic()).take(400) {
-            let w = w.to_lowercase();
-            de += usize::from(DE.contains(&w.as_str()));
-            en += usize::from(EN.contains(&w.as_str()));
-        }
+        let (d, e) = mindnet_ingest::names::lang_votes(&n.text);
+        de += d;
+        en += e;
     }
     if en > de { Lang::En } else { Lang::De }
 }

@@ -64,9 +64,14 @@ pub(crate) fn unlinked(vault: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Unlinked
         .collect();
     let mut out = Vec::new();
     for (i, n) in vault.notes.iter().enumerate() {
-        let lang = match n.lang.unwrap_or(vault.lang) {
-            Lang::De => "de",
-            Lang::En => "en",
+        // As the import reads it: the note's `lang:`, else its words.
+        let lang = match n.lang {
+            Some(Lang::De) => "de",
+            Some(Lang::En) => "en",
+            None => mindnet_ingest::names::detect_lang(&n.text).unwrap_or(match vault.lang {
+                Lang::De => "de",
+                Lang::En => "en",
+            }),
         };
         let mut seen = HashSet::new();
         for m in index.find(&n.text, &n.parsed.prose, rules, lang) {
