@@ -34,7 +34,7 @@ fn tune_learns_from_a_noisy_feedback_log_and_gains_on_held_out_folds() {
             match key {
                 "edge" if l.starts_with("  edge:") => POOR.to_string(),
                 "centrality" => "  centrality: 1.0".to_string(),
-                "lexical_share" => "lexical_share: 0.0".to_string(),
+                "lexical_share" if !l.starts_with(' ') => "lexical_share: 0.0".to_string(),
                 "hub_damping" => "  hub_damping: 0.0".to_string(),
                 "lift_limit" => "  lift_limit: 0.0".to_string(),
                 _ => l.to_string(),
