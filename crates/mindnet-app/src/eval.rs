@@ -25,6 +25,9 @@ pub struct EvalRequest {
     /// Also ask each question with an `answer` through the chat
     /// (extractive) and measure answer recall.
     pub answers: bool,
+    /// Also report, per question, the ranked notes of both arms and the
+    /// second hop, so each miss can be looked at.
+    pub ranks: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -77,6 +80,30 @@ pub struct EvalReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answer_recall: Option<AnswerRecall>,
     pub embedding_ms: Latency,
+    /// With `ranks`: each question's ranked notes, in question order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_question: Vec<QuestionRanks>,
+}
+
+/// One question's ranked notes (names, the first 50) with and without the
+/// graph, and the second hop of the graph's search.
+#[derive(Debug, Clone, Serialize)]
+pub struct QuestionRanks {
+    pub question: String,
+    pub gold: Vec<String>,
+    pub graph: Vec<String>,
+    pub no_graph: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hop: Option<HopRanks>,
+}
+
+/// The second hop by note name: the hit it followed, the names it searched
+/// and the notes it found, best first.
+#[derive(Debug, Clone, Serialize)]
+pub struct HopRanks {
+    pub from: String,
+    pub names: Vec<String>,
+    pub notes: Vec<String>,
 }
 
 /// Answer recall (CHAT-8): the share of questions whose normalised answer
@@ -271,6 +298,7 @@ pub fn evaluate(
         misses: Vec::new(),
     };
     let mut answered = Answered::default();
+    let mut per_question = Vec::new();
     let name_of = |id: &str| -> String {
         let store = ws.read();
         mindnet_store::Store::catalog(&*store)
@@ -282,6 +310,13 @@ pub fn evaluate(
         let t = Instant::now();
         let vector = ws.embedder().embed_query(&q.text)?;
         embed_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        let mut trace = QuestionRanks {
+            question: q.text.clone(),
+            gold: q.gold.clone(),
+            graph: Vec::new(),
+            no_graph: Vec::new(),
+            hop: None,
+        };
         for arm in arms.iter_mut() {
             let mut query = Query::new(q.text.clone());
             query.mode = req.mode.into();
@@ -292,11 +327,21 @@ pub fn evaluate(
             arm.latency.push(r.timings.search_ms);
             // The metrics rank the whole pool, as the search does, so the
             // list reaches past its k and ends at the ceiling.
-            let ranked: Vec<String> = ws
-                .ranked_pool(&query, &vector, &r.intent)?
-                .iter()
-                .map(|id| name_of(id))
-                .collect();
+            let pool = ws.ranked_pool(&query, &vector, &r.intent)?;
+            let ranked: Vec<String> = pool.notes.iter().map(|id| name_of(id)).collect();
+            if req.ranks {
+                let first: Vec<String> = ranked.iter().take(50).cloned().collect();
+                if arm.graph {
+                    trace.graph = first;
+                    trace.hop = pool.hop.map(|h| HopRanks {
+                        from: name_of(&h.from),
+                        names: h.names,
+                        notes: h.notes.iter().take(50).map(|id| name_of(id)).collect(),
+                    });
+                } else {
+                    trace.no_graph = first;
+                }
+            }
             let shown: Vec<String> = r.hits.iter().map(|h| note_name(&h.path)).collect();
             let replayed = &ranked[..shown.len().min(ranked.len())];
             if shown[..] != *replayed {
@@ -394,6 +439,9 @@ pub fn evaluate(
             answered.in_cited.push(found(&cited));
             answered.in_sources.push(found(&all));
         }
+        if req.ranks {
+            per_question.push(trace);
+        }
         if (i + 1) % 50 == 0 {
             say(&format!("{}/{} questions", i + 1, questions.len()));
         }
@@ -437,5 +485,6 @@ pub fn evaluate(
             latency_ms: eval::latency(&answered.latency),
         }),
         embedding_ms: eval::latency(&embed_ms),
+        per_question,
     })
 }

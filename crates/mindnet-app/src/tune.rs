@@ -523,6 +523,7 @@ pub fn tune(
             mode: crate::api::Mode::Hybrid,
             limit: None,
             answers: false,
+            ranks: false,
         })?
         .into_iter()
         .map(|Question { text, gold, .. }| (text, gold_ids(&by_name, &gold)))

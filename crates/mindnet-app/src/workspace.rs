@@ -87,6 +87,20 @@ impl Progress for Forward<'_> {
     }
 }
 
+/// The whole pool of a search in rank order (note ids), and its second hop.
+pub(crate) struct RankedPool {
+    pub notes: Vec<String>,
+    pub hop: Option<HopTrace>,
+}
+
+/// The second hop of a search, by note id: the hit it followed, the names
+/// and the notes it found, best first.
+pub(crate) struct HopTrace {
+    pub from: String,
+    pub names: Vec<String>,
+    pub notes: Vec<String>,
+}
+
 impl Workspace {
     /// Opens the index of `settings` with the configuration files the
     /// settings name.
@@ -322,12 +336,20 @@ impl Workspace {
         q: &Query,
         vector: &[f32],
         intent: &str,
-    ) -> Result<Vec<String>, AppError> {
+    ) -> Result<RankedPool, AppError> {
         self.with_retriever(|r| {
             let graph = q.graph && q.mode == mindnet_retrieve::Mode::Hybrid;
             let pool = r.pool(q, vector, graph)?;
             let scored = mindnet_retrieve::score::score(&pool, r.config(), intent, graph);
-            Ok(mindnet_retrieve::ranked_notes(&pool, &scored))
+            let id = |i: usize| pool.notes[i].note_id.clone();
+            Ok(RankedPool {
+                notes: mindnet_retrieve::ranked_notes(&pool, &scored),
+                hop: pool.bridge.as_ref().map(|b| HopTrace {
+                    from: id(b.from),
+                    names: b.names.clone(),
+                    notes: b.notes.iter().map(|n| id(n.note)).collect(),
+                }),
+            })
         })
     }
 

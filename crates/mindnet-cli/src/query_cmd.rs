@@ -216,6 +216,10 @@ pub struct EvalArgs {
     /// Embedding model for the import (default: the index's, else e5-small).
     #[arg(long, value_name = "NAME")]
     pub embedder: Option<String>,
+    /// With --json: also list, per question, the ranked notes with and
+    /// without the graph and the second hop's notes, to look at each miss.
+    #[arg(long, requires = "json")]
+    pub ranks: bool,
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -236,6 +240,7 @@ pub fn evaluate_cmd(args: EvalArgs) -> Result<ExitCode> {
         mode: args.mode,
         limit: args.limit,
         answers: args.answers,
+        ranks: args.ranks,
     };
     let report = evaluate(&s, &req, &crate::progress::bar(), &|m| eprintln!("{m}"))?;
     if args.json {

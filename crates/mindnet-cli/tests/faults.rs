@@ -74,12 +74,17 @@ fn twenty_imports_killed_at_random_points_each_completed_by_the_next() {
     sample_vault(clean.path());
     let started = Instant::now();
     ok(&import(clean.path()));
-    // Kills land anywhere from the start to past the end of an import.
-    let full_ms = started.elapsed().as_millis() as usize;
+    let first_ms = started.elapsed().as_millis() as usize;
 
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path();
     sample_vault(v);
+    // Kills land anywhere from the start to past the end of an import. The
+    // faster of two imports is the measure: the first may have paid for a
+    // cold page cache or for tests running beside it.
+    let started = Instant::now();
+    ok(&import(v));
+    let full_ms = first_ms.min(started.elapsed().as_millis() as usize);
     let mut cut_short = 0;
     for round in 0..20 {
         let mut args = import_args(v);
