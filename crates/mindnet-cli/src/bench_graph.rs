@@ -35,12 +35,9 @@ pub fn run(args: GraphBench) -> Result<ExitCode> {
     let t = Instant::now();
     let store = EmbeddedStore::open_existing(&data)
         .with_context(|| format!("opening the index in {}", data.display()))?;
-    let mut ids: Vec<String> = store
-        .catalog()?
-        .sorted()
-        .into_iter()
-        .map(|s| s.note_id)
-        .collect();
+    let catalog = store.catalog()?;
+    let entities = catalog.entity_graph_size();
+    let mut ids: Vec<String> = catalog.sorted().into_iter().map(|s| s.note_id).collect();
     println!(
         "{} notes, {} edges; opened with its catalog in {:.2} s, RSS {:.0} MB ({})",
         ids.len(),
@@ -48,6 +45,12 @@ pub fn run(args: GraphBench) -> Result<ExitCode> {
         t.elapsed().as_secs_f64(),
         rss_mb().unwrap_or(f64::NAN),
         crate::bench::rss_split()
+    );
+    println!(
+        "entity graph: {} names, {} (name, note) pairs, {:.1} MB on the heap",
+        entities.names,
+        entities.postings,
+        entities.bytes as f64 / 1e6
     );
     let mut rng = crate::vaultgen::Rng::new(args.seed);
     for i in (1..ids.len()).rev() {

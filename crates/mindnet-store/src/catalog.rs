@@ -38,6 +38,15 @@ pub struct Catalog {
     names: NameIndex,
 }
 
+/// The entity graph's extent: distinct names, (name, note) pairs and heap
+/// bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntityGraphSize {
+    pub names: usize,
+    pub postings: usize,
+    pub bytes: usize,
+}
+
 /// The entity graph: each name and the notes that mention it, as sorted
 /// note ids (one shared `Arc` per note). Kept up to date by every write like
 /// the rest of the catalog, so a query never builds it.
@@ -89,6 +98,39 @@ impl Catalog {
     /// How many distinct names the notes mention.
     pub fn name_count(&self) -> usize {
         self.names.notes.len()
+    }
+
+    /// What the entity graph holds and its heap bytes: the name index and
+    /// the names kept on each note (counted by capacity, with the hash
+    /// table's slots), so `bench graph` can report its memory as the vault
+    /// grows.
+    pub fn entity_graph_size(&self) -> EntityGraphSize {
+        const STRING: usize = std::mem::size_of::<String>();
+        const LIST: usize = std::mem::size_of::<Vec<Arc<str>>>();
+        const ID: usize = std::mem::size_of::<Arc<str>>();
+        let index = &self.names.notes;
+        let mut bytes = index.capacity() * (STRING + LIST + 1);
+        let mut postings = 0;
+        for (name, notes) in index {
+            postings += notes.len();
+            bytes += name.capacity() + notes.capacity() * ID;
+        }
+        // Each note's id is shared by one `Arc` (two counters and the text).
+        bytes += self.notes.len() * 16
+            + self.notes.keys().map(String::len).sum::<usize>()
+            + self
+                .notes
+                .values()
+                .map(|s| {
+                    s.names.capacity() * STRING
+                        + s.names.iter().map(String::capacity).sum::<usize>()
+                })
+                .sum::<usize>();
+        EntityGraphSize {
+            names: index.len(),
+            postings,
+            bytes,
+        }
     }
 
     pub fn get(&self, note_id: &str) -> Option<&NoteState> {

@@ -26,7 +26,7 @@ mod search;
 mod server;
 mod space;
 
-pub use catalog::Catalog;
+pub use catalog::{Catalog, EntityGraphSize};
 pub use check::{CheckReport, CollectionIndexes, Problem, check, ids};
 pub use embedded::EmbeddedStore;
 pub use graph::{CACHE_EDGES, CacheSize, EdgeCache, Neighbor, NoteEdges};
