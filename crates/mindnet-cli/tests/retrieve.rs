@@ -284,3 +284,53 @@ fn a_batch_answers_every_line_with_one_result() {
             .all(|l| l["hits"].as_array().unwrap().len() == 3)
     );
 }
+
+/// `eval --json --ranks` lists each question's ranking, and the recall it
+/// reports is the recall of those lists.
+#[test]
+fn eval_ranks_are_the_lists_its_recall_is_computed_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path();
+    copy_dir(&demo_vault(), v);
+    let questions = demo_vault().join("../questions/causal.jsonl");
+    let out = mindnet(&[
+        "eval",
+        questions.to_str().unwrap(),
+        "--vault",
+        v.to_str().unwrap(),
+        "--embedder",
+        "use-m3",
+        "--json",
+        "--ranks",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let per = r["per_question"].as_array().unwrap();
+    assert_eq!(per.len() as u64, r["questions"].as_u64().unwrap());
+    for (arm, field) in [(0, "graph"), (1, "no_graph")] {
+        let run = &r["runs"][arm];
+        assert_eq!(run["graph"].as_bool(), Some(field == "graph"));
+        let mut recall = 0.0;
+        for q in per {
+            let gold: Vec<&str> = q["gold"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| g.as_str().unwrap())
+                .collect();
+            let ranked = q[field].as_array().unwrap();
+            assert!(!ranked.is_empty() && ranked.len() <= 50, "{q}");
+            let found = ranked[..ranked.len().min(5)]
+                .iter()
+                .filter(|n| gold.contains(&n.as_str().unwrap()))
+                .count();
+            recall += found as f64 / gold.len() as f64;
+        }
+        let reported = run["summary"]["mean"]["recall_5"].as_f64().unwrap();
+        assert!(
+            (recall / per.len() as f64 - reported).abs() < 1e-9,
+            "{field}: {} against {reported}",
+            recall / per.len() as f64
+        );
+    }
+}
