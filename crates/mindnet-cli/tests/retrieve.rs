@@ -303,7 +303,11 @@ fn eval_ranks_are_the_lists_its_recall_is_computed_from() {
         "--json",
         "--ranks",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     let per = r["per_question"].as_array().unwrap();
     assert_eq!(per.len() as u64, r["questions"].as_u64().unwrap());
