@@ -5,6 +5,7 @@
 //! This crate does no I/O beyond reading a configuration file it is pointed at.
 
 pub mod error;
+pub mod file;
 pub mod ids;
 pub mod model;
 pub mod registry;

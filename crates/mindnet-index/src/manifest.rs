@@ -137,11 +137,9 @@ pub fn write(
         files,
     };
     let p = path(data);
-    let tmp = data.join(format!("{FILE}.tmp"));
     let written = serde_json::to_vec(&m)
         .map_err(std::io::Error::other)
-        .and_then(|bytes| std::fs::write(&tmp, bytes))
-        .and_then(|()| std::fs::rename(&tmp, &p));
+        .and_then(|bytes| mindnet_core::file::write_atomically(&p, &bytes));
     if let Err(e) = written {
         tracing::warn!("{}: cannot write: {e}", p.display());
     }

@@ -102,11 +102,9 @@ impl Verdicts {
             return;
         }
         let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        let tmp = path.with_extension("json.tmp");
         let written = serde_json::to_vec(&*map)
             .map_err(std::io::Error::other)
-            .and_then(|b| std::fs::write(&tmp, b))
-            .and_then(|()| std::fs::rename(&tmp, path));
+            .and_then(|b| mindnet_core::file::write_atomically(path, &b));
         if let Err(e) = written {
             tracing::warn!("{}: {e}; smart-edge verdicts not cached", path.display());
         }

@@ -37,10 +37,8 @@ pub fn read(data: &Path) -> Option<OwnerRecord> {
 /// Written atomically, so a reader never sees half a record.
 pub fn write(data: &Path, record: &OwnerRecord) -> std::io::Result<()> {
     std::fs::create_dir_all(data)?;
-    let tmp = data.join(format!("{FILE}.tmp"));
     let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path(data))
+    mindnet_core::file::write_atomically(&path(data), &bytes)
 }
 
 /// Removes the record if it is still ours.

@@ -97,30 +97,8 @@ pub fn write(dir: &Path, meta: &StoreMeta) -> Result<(), StoreError> {
     write_durably(&p, text.as_bytes())
 }
 
-/// Writes `bytes` to `path` so that a crash leaves either the old file or
-/// the new one, never a cut one: a temporary file beside it, synced, renamed
-/// over it, and the folder synced. A kill between creating and writing the
-/// file left an empty write journal, which the next import had to refuse.
 pub(crate) fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    use std::io::Write;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
-    let mut f = std::fs::File::create(&tmp).map_err(|e| io(&tmp, e))?;
-    f.write_all(bytes).map_err(|e| io(&tmp, e))?;
-    f.sync_all().map_err(|e| io(&tmp, e))?;
-    drop(f);
-    std::fs::rename(&tmp, path).map_err(|e| io(path, e))?;
-    if let Some(dir) = path.parent() {
-        // The rename is durable once the folder is; where a folder cannot
-        // be opened for syncing (some file systems), the rename stands.
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    Ok(())
+    mindnet_core::file::write_atomically(path, bytes).map_err(|e| io(path, e))
 }
 
 pub(crate) fn io(path: &Path, e: impl std::fmt::Display) -> StoreError {
