@@ -11,6 +11,7 @@ pub mod model;
 pub mod registry;
 pub mod rng;
 pub mod time;
+pub mod title;
 pub mod vocab;
 pub mod warning;
 pub mod wikilink;

@@ -121,6 +121,11 @@ pub struct Note {
     /// catalog connects notes by. Indexes written before it read as empty.
     #[serde(default)]
     pub names: Vec<String>,
+    /// The words of its longer names that it never writes alone ("Weber"
+    /// of "Dr Weber"), sorted: they connect it only to a note that writes
+    /// them alone.
+    #[serde(default)]
+    pub name_parts: Vec<String>,
 }
 
 /// The unit that is embedded and returned by search.

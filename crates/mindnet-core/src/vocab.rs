@@ -47,6 +47,12 @@ pub struct NameRules {
     /// ("Images" is not the note "Image").
     #[serde(default)]
     pub plurals: BTreeMap<String, Vec<String>>,
+    /// Per language, the words that make the capitalised word after them
+    /// a common noun (`der Unfall`, `im Herbst`, `drei Stunden`), with
+    /// lower-case words between (`die neue Beziehung`): German capitalises
+    /// every noun, and a noun is no name.
+    #[serde(default)]
+    pub determiners: BTreeMap<String, Vec<String>>,
 }
 
 impl NameRules {
@@ -59,6 +65,10 @@ impl NameRules {
 
     pub fn plurals(&self, lang: &str) -> &[String] {
         self.plurals.get(lang).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn determiners(&self, lang: &str) -> &[String] {
+        self.determiners.get(lang).map_or(&[], Vec::as_slice)
     }
 }
 

@@ -239,6 +239,9 @@ pub fn sync<S: Store + ?Sized>(
         if !b.note.names.is_empty() {
             ed = format!("{ed}+names:{}", digest(&b.note.names));
         }
+        if !b.note.name_parts.is_empty() {
+            ed = format!("{ed}+parts:{}", digest(&b.note.name_parts));
+        }
         // Who judges smart edges is part of a note's edges: another judge
         // (an LLM configured) relinks those notes once.
         if config

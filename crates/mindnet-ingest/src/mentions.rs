@@ -16,11 +16,11 @@
 //! may a hyphen (`Atlas-Migration`). A name two notes share is ambiguous and
 //! never matches; so are names shorter than `min_length` and function words.
 
-use crate::names::base_title;
 use crate::parse::Prose;
 use crate::resolve::NoteEntry;
 use aho_corasick::{AhoCorasick, MatchKind};
 use mindnet_core::NameRules;
+use mindnet_core::title::base_title;
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 use std::path::Path;

@@ -15,6 +15,7 @@
 
 use crate::parse::Prose;
 use mindnet_core::NameRules;
+use mindnet_core::title::base_title;
 use std::collections::{HashMap, HashSet};
 
 /// At most this many names are kept per note (its most frequent): a long
@@ -273,34 +274,68 @@ pub fn lang_votes(text: &str) -> (usize, usize) {
     (de, en)
 }
 
-/// A title without a trailing qualifier: `Hello Love (song)` → `Hello Love`
-/// (Wikipedia's and many vaults' way to tell notes of one name apart).
-pub fn base_title(title: &str) -> &str {
-    let t = title.trim();
-    match t
-        .strip_suffix(')')
-        .and_then(|s| s.rfind(" (").map(|i| &t[..i]))
-    {
-        Some(base) if !base.trim().is_empty() => base.trim(),
-        _ => t,
+/// The capitalised words that follow a determiner of `determiners`, with
+/// at most two lower-case words between ("die neue Beziehung"): common
+/// nouns in a German note, however rare.
+fn nouns<'a>(toks: &[Token<'a>], determiners: &[String]) -> HashSet<&'a str> {
+    let mut out = HashSet::new();
+    if determiners.is_empty() {
+        return out;
     }
+    let is_determiner = |w: &str| determiners.iter().any(|d| d == &w.to_lowercase());
+    for (i, t) in toks.iter().enumerate() {
+        let Token::Word(w) = *t else { continue };
+        if !starts_upper(w) {
+            continue;
+        }
+        let before = toks[..i].iter().rev().take(3);
+        for b in before {
+            match *b {
+                Token::Word(d) if is_determiner(d) => {
+                    out.insert(w);
+                    break;
+                }
+                Token::Word(l) if !starts_upper(l) => {}
+                _ => break,
+            }
+        }
+    }
+    out
+}
+
+/// A note's names, split by how the note writes them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NoteNames {
+    /// Runs of capitalised words, its prose's and its title's ("Dr Weber",
+    /// "Bank of England"), sorted.
+    pub whole: Vec<String>,
+    /// The words of its longer names that it never writes alone ("Weber"
+    /// of "Dr Weber", "Hall" of "Chiang Kai-shek Memorial Hall"), sorted. A
+    /// word connects two notes only if one of them writes it alone: "Dr.
+    /// Weber" reaches the note "Weber, Gutachten", but two memorial halls
+    /// share no name.
+    pub parts: Vec<String>,
 }
 
 /// The names of a note: the runs of its prose and of its title, and the
-/// words of several-word runs on their own ("Weber" of "Dr. Weber"), sorted,
-/// at most `MAX_NAMES` (the most frequent).
-pub fn note_names(text: &str, prose: &[Prose], title: &str, rules: &NameRules) -> Vec<String> {
+/// words of several-word runs on their own, at most `MAX_NAMES` (the most
+/// frequent). In a language with determiners, a one-word run the note
+/// writes after one ("der Unfall") is a noun and no name.
+pub fn note_names(
+    text: &str,
+    prose: &[Prose],
+    title: &str,
+    rules: &NameRules,
+    lang: &str,
+) -> NoteNames {
     let words = Words::new(rules);
     let flowing = flow(text, prose);
     let toks = tokens(&flowing);
     let mid = mid_sentence(&toks);
+    let nouns = nouns(&toks, rules.determiners(lang));
     let title_tokens = tokens(base_title(title));
     let mut counts: HashMap<String, usize> = HashMap::new();
-    let add = |name: String, counts: &mut HashMap<String, usize>| {
-        if name.chars().count() >= 2 {
-            *counts.entry(name).or_default() += 1;
-        }
-    };
+    let mut alone: HashSet<String> = HashSet::new();
     let found = runs(&toks, &words, true, &mid).into_iter().chain(runs(
         &title_tokens,
         &words,
@@ -312,18 +347,27 @@ pub fn note_names(text: &str, prose: &[Prose], title: &str, rules: &NameRules) -
             for part in run.split(' ') {
                 let part = without_genitive(part);
                 if starts_upper(part) && part.chars().count() >= 3 && !words.is_function(part) {
-                    add(part.to_string(), &mut counts);
+                    *counts.entry(part.to_string()).or_default() += 1;
                 }
             }
+        } else if nouns.contains(run.as_str()) {
+            continue;
         }
-        add(run, &mut counts);
+        if run.chars().count() >= 2 {
+            *counts.entry(run.clone()).or_default() += 1;
+            alone.insert(run);
+        }
     }
     let mut ranked: Vec<(String, usize)> = counts.into_iter().collect();
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     ranked.truncate(MAX_NAMES);
-    let mut names: Vec<String> = ranked.into_iter().map(|(n, _)| n).collect();
-    names.sort();
-    names
+    let (mut whole, mut parts): (Vec<String>, Vec<String>) = ranked
+        .into_iter()
+        .map(|(n, _)| n)
+        .partition(|n| alone.contains(n));
+    whole.sort();
+    parts.sort();
+    NoteNames { whole, parts }
 }
 
 #[cfg(test)]
@@ -332,10 +376,18 @@ mod tests {
     use crate::parse::parse;
     use mindnet_core::EdgeVocabulary;
 
-    fn names(text: &str, title: &str) -> Vec<String> {
+    /// Every name, whole or a part, sorted.
+    fn names_in(text: &str, title: &str, lang: &str) -> Vec<String> {
         let v = EdgeVocabulary::builtin();
         let p = parse(text);
-        note_names(text, &p.prose, title, v.names())
+        let n = note_names(text, &p.prose, title, v.names(), lang);
+        let mut all = [n.whole, n.parts].concat();
+        all.sort();
+        all
+    }
+
+    fn names(text: &str, title: &str) -> Vec<String> {
+        names_in(text, title, "en")
     }
 
     #[test]
@@ -363,7 +415,7 @@ mod tests {
         let text = "---\ntitle: x\n---\n# Projekt Atlas\n\nDie Migration leitete \
                     [[Dr. Weber]] im Projekt Atlas. `Geheim Code` %%Versteckt Hier%%\n\n\
                     ```\nAuch Nicht\n```\n";
-        let n = names(text, "Projekt Atlas (2023)");
+        let n = names_in(text, "Projekt Atlas (2023)", "de");
         assert!(n.contains(&"Projekt Atlas".to_string()), "{n:?}");
         assert!(n.contains(&"Weber".to_string()), "{n:?}");
         assert!(n.contains(&"Atlas".to_string()), "{n:?}");
@@ -378,8 +430,42 @@ mod tests {
         ] {
             assert!(!n.iter().any(|x| x.contains(never)), "{never} in {n:?}");
         }
-        // "Migration" opens no sentence here; it is a noun mid-sentence.
-        assert!(n.contains(&"Migration".to_string()), "{n:?}");
+        // "Die Migration": a noun after an article, no name.
+        assert!(!n.contains(&"Migration".to_string()), "{n:?}");
+    }
+
+    #[test]
+    fn german_nouns_after_determiners_are_no_names() {
+        let text = "Nach dem Unfall im Herbst kam die neue Beziehung. Drei Stunden \
+                    sprach ich mit Weber über Leipzig. Der Herbst war lang.";
+        let v = EdgeVocabulary::builtin();
+        let p = parse(text);
+        let de = note_names(text, &p.prose, "Unfall im Herbst", v.names(), "de");
+        for noun in ["Unfall", "Herbst", "Beziehung", "Stunden"] {
+            assert!(!de.whole.iter().any(|x| x == noun), "{noun} in {de:?}");
+        }
+        for name in ["Weber", "Leipzig"] {
+            assert!(de.whole.iter().any(|x| x == name), "{name} in {de:?}");
+        }
+        // English has no such rule: "the Hall" may be a name.
+        let en = note_names(text, &p.prose, "x", v.names(), "en");
+        assert!(en.whole.iter().any(|x| x == "Beziehung"), "{en:?}");
+    }
+
+    #[test]
+    fn words_of_longer_names_are_parts_unless_written_alone() {
+        let text = "Dr. Weber opened the Chiang Kai-shek Memorial Hall. Later Weber left.";
+        let v = EdgeVocabulary::builtin();
+        let p = parse(text);
+        let n = note_names(text, &p.prose, "x", v.names(), "en");
+        for whole in ["Dr Weber", "Chiang Kai-shek Memorial Hall", "Weber"] {
+            assert!(n.whole.iter().any(|x| x == whole), "{whole} in {n:?}");
+        }
+        for part in ["Memorial", "Hall", "Chiang"] {
+            assert!(n.parts.iter().any(|x| x == part), "{part} in {n:?}");
+            assert!(!n.whole.iter().any(|x| x == part), "{part} in {n:?}");
+        }
+        assert!(!n.parts.iter().any(|x| x == "Weber"), "{n:?}");
     }
 
     #[test]
@@ -402,12 +488,5 @@ mod tests {
         assert_eq!(detect_lang(quadcopter), Some("en"));
         assert_eq!(detect_lang("Ich war mit ihr dort."), Some("de"));
         assert_eq!(detect_lang("SI Unit: Lux"), None);
-    }
-
-    #[test]
-    fn qualifiers_leave_the_title() {
-        assert_eq!(base_title("Hello Love (song)"), "Hello Love");
-        assert_eq!(base_title("(song)"), "(song)");
-        assert_eq!(base_title("Atlas"), "Atlas");
     }
 }

@@ -301,7 +301,9 @@ pub fn plan_sources(
                 None => crate::names::detect_lang(text).unwrap_or(&p.note.lang),
             };
             let mentions = mention_index.find(text, &p.parsed.prose, rules, lang);
-            p.note.names = note_names(text, &p.parsed.prose, &p.note.title, rules);
+            let names = note_names(text, &p.parsed.prose, &p.note.title, rules, lang);
+            p.note.names = names.whole;
+            p.note.name_parts = names.parts;
             let spans: Vec<ChunkSpan> = chunks
                 .iter()
                 .zip(&drafts)
@@ -419,6 +421,7 @@ fn build_note(
         hash: content_hash(&source.text),
         fulltext: source.text.clone(),
         names: Vec::new(),
+        name_parts: Vec::new(),
     }
 }
 

@@ -84,6 +84,12 @@ pub struct Hop {
     /// The second search's order: this share of BM25 (the question and the
     /// bridge names), the rest cosine (the question).
     pub lexical_share: f64,
+    /// Follow only a best hit the question names (its title or an alias):
+    /// a question names its first note and describes the second, so a hit
+    /// the question does not name is an answer, not a bridge. Files
+    /// written before it follow any hit.
+    #[serde(default)]
+    pub from_named: bool,
 }
 
 impl Default for Hop {
@@ -96,6 +102,7 @@ impl Default for Hop {
             hub_share: 0.025,
             candidates: 50,
             lexical_share: 0.5,
+            from_named: false,
         }
     }
 }

@@ -15,6 +15,7 @@
 
 use crate::pool::{Bridge, BridgeNote, Pool, PoolChunk, PoolNote};
 use crate::{Query, RetrieveError, Retriever, score};
+use mindnet_core::title::{base_title, holds_name};
 use mindnet_store::ChunkFilter;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -25,8 +26,9 @@ pub struct Weighted {
     pub weight: f64,
 }
 
-/// The bridge names among `names`: mentioned by 2 to `hub` notes of `n`,
-/// not in the question, the rarest first (ties by name), at most `limit`.
+/// The bridge names among `names`: shared by 2 to `hub` notes of `n` (the
+/// hit's and those `count` says it reaches), not in the question, the
+/// rarest first (ties by name), at most `limit`.
 pub fn bridges(
     names: &[String],
     count: impl Fn(&str) -> usize,
@@ -57,6 +59,14 @@ pub fn bridges(
     out
 }
 
+/// Whether `question` names the note: its title (without a qualifier such
+/// as "(song)") or one of its aliases, as words.
+pub fn names_note(question: &str, note: &mindnet_store::NoteState) -> bool {
+    std::iter::once(base_title(&note.title))
+        .chain(note.aliases.iter().map(String::as_str))
+        .any(|name| holds_name(question, name))
+}
+
 impl Retriever<'_> {
     /// Adds the second hop to a pool gathered with the graph: the bridge
     /// notes (their chunks scored against the question, like every
@@ -80,11 +90,23 @@ impl Retriever<'_> {
         let Some(from) = self.notes.get(&from_id) else {
             return Ok(());
         };
+        if cfg.from_named && !names_note(&q.text, from) {
+            return Ok(());
+        }
         let n = self.notes.len();
         let hub = (cfg.hub_share * n as f64).floor() as usize;
+        // The notes a name of the hit reaches: a word the hit writes only
+        // inside a longer name reaches the notes that write it alone.
+        let reached = |x: &str| {
+            let named = self.notes.notes_named(x);
+            let whole = from.names.binary_search_by(|y| y.as_str().cmp(x)).is_ok();
+            let parts = if whole { named.parts } else { &[] };
+            named.whole.iter().chain(parts)
+        };
+        let all: Vec<String> = [from.names.as_slice(), from.name_parts.as_slice()].concat();
         let names = bridges(
-            &from.names,
-            |x| self.notes.notes_named(x).len(),
+            &all,
+            |x| reached(x).filter(|id| ***id != *from_id).count() + 1,
             n,
             hub,
             &q.text,
@@ -96,7 +118,7 @@ impl Retriever<'_> {
         // The notes that mention a bridge name, and which names each does.
         let mut shared: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for w in &names {
-            for id in self.notes.notes_named(&w.name) {
+            for id in reached(&w.name) {
                 if **id != *from_id {
                     shared
                         .entry(id.to_string())
@@ -170,8 +192,17 @@ impl Retriever<'_> {
         if !new.is_empty() {
             self.add_notes(q, vector, pool, &new, &mut index)?;
         }
+        let named = (0..pool.notes.len())
+            .filter(|&i| i != top)
+            .filter(|&i| {
+                self.notes
+                    .get(&pool.notes[i].note_id)
+                    .is_some_and(|s| names_note(&q.text, s))
+            })
+            .collect();
         pool.bridge = Some(Bridge {
             from: top,
+            named,
             names: names.into_iter().map(|w| w.name).collect(),
             notes: order
                 .into_iter()
@@ -273,5 +304,31 @@ mod tests {
         // Africa is a hub, Solo bridges nothing, Bubye River is asked about.
         assert_eq!(got, ["Limpopo", "Zimbabwe"]);
         assert!(b[0].weight > b[1].weight && b[1].weight > 0.0);
+    }
+
+    #[test]
+    fn a_question_names_a_note_by_its_title_or_an_alias() {
+        let note = |title: &str, aliases: &[&str]| mindnet_store::NoteState {
+            note_id: "n".into(),
+            path: "n.md".into(),
+            title: title.into(),
+            aliases: aliases.iter().map(|a| a.to_string()).collect(),
+            note_type: "concept".into(),
+            status: mindnet_core::Status::Active,
+            tags: Vec::new(),
+            retriever_weight: 1.0,
+            hash: String::new(),
+            chunks_digest: String::new(),
+            edges_digest: String::new(),
+            names: Vec::new(),
+            name_parts: Vec::new(),
+        };
+        let q = "Where did Hello Love's performer live when he died?";
+        assert!(names_note(q, &note("Hello Love (song)", &[])));
+        assert!(!names_note(q, &note("Hank Snow", &[])));
+        assert!(names_note(q, &note("Snow", &["Hello Love"])));
+        // "How many points did the Panthers defense surrender?" describes
+        // its paragraph and names none.
+        assert!(!names_note(q, &note("Super_Bowl_50 01", &[])));
     }
 }

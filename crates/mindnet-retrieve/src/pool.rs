@@ -40,6 +40,10 @@ pub struct Bridge {
     pub names: Vec<String>,
     /// Best first.
     pub notes: Vec<BridgeNote>,
+    /// The other notes the question names (index into `Pool::notes`):
+    /// direct matches, which the hop lifts no note past ("Which magazine
+    /// was started first, Arthur's Magazine or First for Women?").
+    pub named: Vec<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

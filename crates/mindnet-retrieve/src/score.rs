@@ -24,7 +24,8 @@
 //!   second hop joins the top hits, and the best direct match keeps rank 1.
 //! - B_hop (`hop.rs`): a note of the second search, which followed the best
 //!   hit's rare names, gets (k + 1) / (k + 1 + rank) by its place there;
-//!   the lift limit holds it below that hit too.
+//!   the lift limit holds it below that hit, and below every note the
+//!   question names that it does not match better itself.
 
 use crate::pool::Pool;
 use crate::{Mode, RetrieverConfig, ScoreBreakdown};
@@ -199,24 +200,35 @@ struct Terms {
 #[derive(Debug, Clone, Default)]
 struct HopTerm {
     b_hop: f64,
-    /// The semantic term of the hit the hop started from.
+    /// The semantic term it may not pass: the hit the hop started from, or
+    /// a note the question names (`hop_terms`).
     source_semantic: f64,
     names: Vec<String>,
 }
 
 /// B_hop per note: (k + 1) / (k + 1 + rank) in the second search's order.
+/// Its ceiling is the hit it came from, or a note the question names that
+/// it does not already match better: the hop lifts a note past neither.
 fn hop_terms(pool: &Pool, cfg: &RetrieverConfig, best: &[Best]) -> Vec<HopTerm> {
     let mut out = vec![HopTerm::default(); pool.notes.len()];
     let Some(bridge) = pool.bridge.as_ref().filter(|_| cfg.hop.weight > 0.0) else {
         return out;
     };
     let k = cfg.hop.rank_k;
-    let source = best.get(bridge.from).map_or(0.0, |b| b.semantic);
+    let semantic = |n: usize| best.get(n).map_or(0.0, |b| b.semantic);
+    let source = semantic(bridge.from);
     for (rank, n) in bridge.notes.iter().enumerate() {
+        let own = semantic(n.note);
+        let ceiling = bridge
+            .named
+            .iter()
+            .map(|&m| semantic(m))
+            .filter(|&m| m > own)
+            .fold(source, f64::min);
         if let Some(t) = out.get_mut(n.note) {
             *t = HopTerm {
                 b_hop: (k + 1.0) / (k + 1.0 + rank as f64),
-                source_semantic: source,
+                source_semantic: ceiling,
                 names: n.names.clone(),
             };
         }
@@ -432,5 +444,89 @@ mod tests {
         let scored = score(&p, &cfg, "fact", true);
         let bridge = scored.iter().find(|s| s.chunk == 1).unwrap();
         assert!((bridge.breakdown.gate - bridge.breakdown.s_sem).abs() < 1e-12);
+    }
+
+    /// The top hit (0) and two notes that share a rare name with it and
+    /// match the question weakly (4 first, then 5 in the second search).
+    fn hop_pool() -> Pool {
+        let mut p = pool();
+        p.chunks.push(chunk(4, 0.70, 0.0, false));
+        p.chunks.push(chunk(5, 0.72, 0.0, false));
+        p.notes.push(note("second hop", 1));
+        p.notes.push(note("third hop", 1));
+        p.bridge = Some(crate::pool::Bridge {
+            from: 0,
+            names: vec!["Zimbabwe".into()],
+            notes: [4, 5]
+                .map(|note| crate::pool::BridgeNote {
+                    note,
+                    names: vec!["Zimbabwe".into()],
+                })
+                .to_vec(),
+            named: Vec::new(),
+        });
+        p
+    }
+
+    #[test]
+    fn the_second_hop_lifts_its_notes_by_their_order_below_the_hit() {
+        let p = hop_pool();
+        let mut cfg = base();
+        cfg.hop.weight = 0.0;
+        let off = order(&p, &cfg);
+        assert_eq!(
+            &off[off.len() - 2..],
+            ["third hop", "second hop"],
+            "{off:?}"
+        );
+
+        cfg.weights.edge = 0.0;
+        cfg.weights.centrality = 0.0;
+        cfg.hop.weight = 1.0;
+        cfg.hop.rank_k = 3.0;
+        cfg.expansion.lift_limit = 1.0;
+        let scored = score(&p, &cfg, "fact", true);
+        let on = crate::ranked_notes(&p, &scored);
+        // The hit keeps rank 1; the second search's best note follows it,
+        // ahead of the one it ranked below, though its own match is weaker.
+        assert_eq!(on[0], "top", "{on:?}");
+        assert_eq!(on[1], "second hop", "{on:?}");
+        let at = |n: &str| on.iter().position(|x| x == n).unwrap();
+        assert!(at("second hop") < at("third hop"), "{on:?}");
+        let hop = scored.iter().find(|s| s.chunk == 4).unwrap();
+        let b = &hop.breakdown;
+        assert_eq!(b.b_hop, 1.0, "rank 0 of the second search");
+        assert!((b.semantic + b.edge_bonus + b.centrality + b.hop - b.total).abs() < 1e-12);
+        assert_eq!(hop.bridge, ["Zimbabwe"]);
+        let third = scored.iter().find(|s| s.chunk == 5).unwrap();
+        assert!((third.breakdown.b_hop - 4.0 / 5.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_second_hop_lifts_no_note_past_one_the_question_names() {
+        let mut p = hop_pool();
+        let mut cfg = base();
+        cfg.weights.edge = 0.0;
+        cfg.weights.centrality = 0.0;
+        cfg.hop.weight = 1.0;
+        cfg.expansion.lift_limit = 1.0;
+        let unnamed = order(&p, &cfg);
+        let at = |v: &[String], n: &str| v.iter().position(|x| x == n).unwrap();
+        assert!(
+            at(&unnamed, "second hop") < at(&unnamed, "other"),
+            "{unnamed:?}"
+        );
+        // "other" (3) is the question's second subject: it keeps its place
+        // above the notes the hop lifts.
+        if let Some(b) = p.bridge.as_mut() {
+            b.named = vec![3];
+        }
+        let named = order(&p, &cfg);
+        assert_eq!(named[0], "top");
+        assert!(at(&named, "other") < at(&named, "second hop"), "{named:?}");
+        assert!(
+            at(&named, "second hop") < at(&named, "third hop"),
+            "{named:?}"
+        );
     }
 }

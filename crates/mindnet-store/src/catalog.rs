@@ -48,18 +48,52 @@ pub struct EntityGraphSize {
 }
 
 /// The entity graph: each name and the notes that mention it, as sorted
-/// note ids (one shared `Arc` per note). Kept up to date by every write like
-/// the rest of the catalog, so a query never builds it.
+/// note ids (one shared `Arc` per note), apart by whether a note writes the
+/// name alone or only as a word of a longer one (`NoteState::name_parts`).
+/// Kept up to date by every write like the rest of the catalog, so a query
+/// never builds it.
 #[derive(Debug, Default, Clone)]
 struct NameIndex {
-    notes: HashMap<String, Vec<Arc<str>>>,
+    notes: HashMap<String, Postings>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct Postings {
+    whole: Vec<Arc<str>>,
+    parts: Vec<Arc<str>>,
+}
+
+/// The notes that mention a name.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Named<'a> {
+    /// The notes that write it alone ("Weber"), sorted by id.
+    pub whole: &'a [Arc<str>],
+    /// The notes that write it only inside a longer name ("Dr Weber").
+    pub parts: &'a [Arc<str>],
+}
+
+impl Named<'_> {
+    /// How many notes mention it at all.
+    pub fn len(&self) -> usize {
+        self.whole.len() + self.parts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl NameIndex {
+    fn lists(s: &NoteState) -> impl Iterator<Item = (&String, bool)> {
+        let whole = s.names.iter().map(|n| (n, true));
+        whole.chain(s.name_parts.iter().map(|n| (n, false)))
+    }
+
     fn insert(&mut self, s: &NoteState) {
         let id: Arc<str> = Arc::from(s.note_id.as_str());
-        for name in &s.names {
-            let list = self.notes.entry(name.clone()).or_default();
+        for (name, whole) in Self::lists(s) {
+            let p = self.notes.entry(name.clone()).or_default();
+            let list = if whole { &mut p.whole } else { &mut p.parts };
             if let Err(at) = list.binary_search(&id) {
                 list.insert(at, id.clone());
             }
@@ -67,12 +101,13 @@ impl NameIndex {
     }
 
     fn remove(&mut self, s: &NoteState) {
-        for name in &s.names {
-            if let Some(list) = self.notes.get_mut(name) {
+        for (name, whole) in Self::lists(s) {
+            if let Some(p) = self.notes.get_mut(name) {
+                let list = if whole { &mut p.whole } else { &mut p.parts };
                 if let Ok(at) = list.binary_search_by(|x| (**x).cmp(s.note_id.as_str())) {
                     list.remove(at);
                 }
-                if list.is_empty() {
+                if p.whole.is_empty() && p.parts.is_empty() {
                     self.notes.remove(name);
                 }
             }
@@ -90,9 +125,15 @@ impl Catalog {
         c
     }
 
-    /// The notes that mention `name`, sorted by id.
-    pub fn notes_named(&self, name: &str) -> &[Arc<str>] {
-        self.names.notes.get(name).map_or(&[], Vec::as_slice)
+    /// The notes that mention `name`.
+    pub fn notes_named(&self, name: &str) -> Named<'_> {
+        self.names
+            .notes
+            .get(name)
+            .map_or(Named::default(), |p| Named {
+                whole: &p.whole,
+                parts: &p.parts,
+            })
     }
 
     /// How many distinct names the notes mention.
@@ -106,25 +147,24 @@ impl Catalog {
     /// grows.
     pub fn entity_graph_size(&self) -> EntityGraphSize {
         const STRING: usize = std::mem::size_of::<String>();
-        const LIST: usize = std::mem::size_of::<Vec<Arc<str>>>();
+        const ENTRY: usize = std::mem::size_of::<Postings>();
         const ID: usize = std::mem::size_of::<Arc<str>>();
         let index = &self.names.notes;
-        let mut bytes = index.capacity() * (STRING + LIST + 1);
+        let mut bytes = index.capacity() * (STRING + ENTRY + 1);
         let mut postings = 0;
-        for (name, notes) in index {
-            postings += notes.len();
-            bytes += name.capacity() + notes.capacity() * ID;
+        for (name, p) in index {
+            postings += p.whole.len() + p.parts.len();
+            bytes += name.capacity() + (p.whole.capacity() + p.parts.capacity()) * ID;
         }
+        let strings =
+            |v: &Vec<String>| v.capacity() * STRING + v.iter().map(String::capacity).sum::<usize>();
         // Each note's id is shared by one `Arc` (two counters and the text).
         bytes += self.notes.len() * 16
             + self.notes.keys().map(String::len).sum::<usize>()
             + self
                 .notes
                 .values()
-                .map(|s| {
-                    s.names.capacity() * STRING
-                        + s.names.iter().map(String::capacity).sum::<usize>()
-                })
+                .map(|s| strings(&s.names) + strings(&s.name_parts))
                 .sum::<usize>();
         EntityGraphSize {
             names: index.len(),
@@ -196,6 +236,7 @@ impl NoteState {
             chunks_digest: w.chunks_digest.to_string(),
             edges_digest: w.edges_digest.to_string(),
             names: n.names.clone(),
+            name_parts: n.name_parts.clone(),
         }
     }
 }

@@ -26,7 +26,7 @@ mod search;
 mod server;
 mod space;
 
-pub use catalog::{Catalog, EntityGraphSize};
+pub use catalog::{Catalog, EntityGraphSize, Named};
 pub use check::{CheckReport, CollectionIndexes, Problem, check, ids};
 pub use embedded::EmbeddedStore;
 pub use graph::{CACHE_EDGES, CacheSize, EdgeCache, Neighbor, NoteEdges};
@@ -145,6 +145,9 @@ pub struct NoteState {
     /// written before names existed.
     #[serde(default)]
     pub names: Vec<String>,
+    /// `Note::name_parts`.
+    #[serde(default)]
+    pub name_parts: Vec<String>,
 }
 
 /// One note to write: the note, its chunks with their dense vectors, its edges.

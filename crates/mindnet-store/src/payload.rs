@@ -43,7 +43,7 @@ pub fn indexes(collection: &str) -> &'static [&'static str] {
 }
 
 /// The note payload fields a `NoteState` is read from (all but the text).
-pub const NOTE_STATE_FIELDS: [&str; 12] = [
+pub const NOTE_STATE_FIELDS: [&str; 13] = [
     "note_id",
     "path",
     "title",
@@ -56,6 +56,7 @@ pub const NOTE_STATE_FIELDS: [&str; 12] = [
     "chunks_digest",
     "edges_digest",
     "names",
+    "name_parts",
 ];
 
 /// A value's JSON, with extra string fields beside its own.

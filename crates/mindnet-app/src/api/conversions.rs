@@ -342,6 +342,7 @@ impl From<mindnet_core::Note> for NoteInfo {
             hash,
             fulltext,
             names,
+            name_parts,
         } = n;
         NoteInfo {
             note_id,
@@ -357,6 +358,7 @@ impl From<mindnet_core::Note> for NoteInfo {
             hash,
             text: fulltext,
             names,
+            name_parts,
         }
     }
 }

@@ -29,6 +29,10 @@ pub struct NoteInfo {
     /// mention them too (the second retrieval hop walks them).
     #[serde(default)]
     pub names: Vec<String>,
+    /// The words of its longer names that it never writes alone ("Weber"
+    /// of "Dr Weber"): they connect it only to notes that write them alone.
+    #[serde(default)]
+    pub name_parts: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
