@@ -9,6 +9,13 @@
 //! the lift limit. No model but the query's embedding, which is reused, and
 //! no LLM: two filtered searches.
 //!
+//! Only a hit the question names is followed (`hop.from_named`): a best hit
+//! the question does not name is the answer itself ("How many points did
+//! the Panthers defense surrender?" finds its paragraph), and its names lead
+//! away from it. Other notes the question names are direct matches too
+//! (both magazines of "Which magazine was started first, …?"); the hop
+//! lifts no note past them.
+//!
 //! A name is worth ln(N / n) / ln(N) for a name n of the N notes mention;
 //! a name only one note mentions bridges nothing, and one that more than
 //! `hop.hub_share` of the notes mention ("United States") is a hub.
@@ -267,6 +274,7 @@ impl Retriever<'_> {
                 cosine: f64::from(h.score).max(0.0),
                 bm25: lexical.get(h.chunk_id.as_str()).copied().unwrap_or(0.0),
                 seed: false,
+                hop: true,
             });
         }
         pool.chunks.sort_by(|a, b| a.chunk_id.cmp(&b.chunk_id));

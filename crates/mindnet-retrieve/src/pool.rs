@@ -64,6 +64,10 @@ pub struct PoolChunk {
     pub bm25: f64,
     /// Found by the seed search (else added by the graph expansion).
     pub seed: bool,
+    /// Added by the second hop: scored on the scale of the others (the
+    /// cosine range and best BM25 of the first search), which it does not
+    /// move, so the hop changes no order among the notes found before it.
+    pub hop: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -232,6 +236,7 @@ impl Retriever<'_> {
                 cosine: f64::from(h.score).max(0.0),
                 bm25: lexical.get(id).map_or(0.0, |l| f64::from(l.score)),
                 seed: seed_ids.contains(id.as_str()),
+                hop: false,
             });
         }
 

@@ -68,20 +68,19 @@ struct Best {
 /// the seed chunks alone and no graph terms.
 pub fn score(pool: &Pool, cfg: &RetrieverConfig, intent: &str, graph: bool) -> Vec<Scored> {
     let in_play = |c: &crate::pool::PoolChunk| graph || c.seed;
-    let best_bm25 = pool
-        .chunks
-        .iter()
-        .filter(|c| in_play(c))
-        .map(|c| c.bm25)
-        .fold(0.0, f64::max);
-    let (lo, hi) = pool
-        .chunks
-        .iter()
-        .filter(|c| in_play(c))
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| {
-            (lo.min(c.cosine), hi.max(c.cosine))
-        });
-    let relative_cosine = |c: f64| if hi > lo { (c - lo) / (hi - lo) } else { 1.0 };
+    // The scale: the chunks of the first search, not those the hop added.
+    let scale = || pool.chunks.iter().filter(|c| in_play(c) && !c.hop);
+    let best_bm25 = scale().map(|c| c.bm25).fold(0.0, f64::max);
+    let (lo, hi) = scale().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), c| {
+        (lo.min(c.cosine), hi.max(c.cosine))
+    });
+    let relative_cosine = |c: f64| {
+        if hi > lo {
+            ((c - lo) / (hi - lo)).clamp(0.0, 1.0)
+        } else {
+            1.0
+        }
+    };
     let share = match pool.mode {
         Mode::Hybrid => cfg.lexical_share,
         Mode::Semantic => 0.0,
@@ -95,7 +94,7 @@ pub fn score(pool: &Pool, cfg: &RetrieverConfig, intent: &str, graph: bool) -> V
         }
         let note = &pool.notes[c.note];
         let lexical = if best_bm25 > 0.0 {
-            c.bm25 / best_bm25
+            (c.bm25 / best_bm25).min(1.0)
         } else {
             0.0
         };
@@ -335,6 +334,7 @@ mod tests {
             cosine,
             bm25,
             seed,
+            hop: false,
         }
     }
 
@@ -450,8 +450,12 @@ mod tests {
     /// match the question weakly (4 first, then 5 in the second search).
     fn hop_pool() -> Pool {
         let mut p = pool();
-        p.chunks.push(chunk(4, 0.70, 0.0, false));
-        p.chunks.push(chunk(5, 0.72, 0.0, false));
+        for (note, cosine) in [(4, 0.79), (5, 0.81)] {
+            p.chunks.push(PoolChunk {
+                hop: true,
+                ..chunk(note, cosine, 0.0, false)
+            });
+        }
         p.notes.push(note("second hop", 1));
         p.notes.push(note("third hop", 1));
         p.bridge = Some(crate::pool::Bridge {
@@ -474,6 +478,8 @@ mod tests {
         let mut cfg = base();
         cfg.hop.weight = 0.0;
         let off = order(&p, &cfg);
+        let at = |v: &[String], n: &str| v.iter().position(|x| x == n).unwrap();
+        assert!(at(&off, "third hop") < at(&off, "second hop"), "{off:?}");
         assert_eq!(
             &off[off.len() - 2..],
             ["third hop", "second hop"],
@@ -491,8 +497,15 @@ mod tests {
         // ahead of the one it ranked below, though its own match is weaker.
         assert_eq!(on[0], "top", "{on:?}");
         assert_eq!(on[1], "second hop", "{on:?}");
-        let at = |n: &str| on.iter().position(|x| x == n).unwrap();
-        assert!(at("second hop") < at("third hop"), "{on:?}");
+        assert!(at(&on, "second hop") < at(&on, "third hop"), "{on:?}");
+        // The notes found before the hop keep their order among themselves:
+        // the hop's notes are scored on their scale and do not move it.
+        let first = |v: &[String]| -> Vec<String> {
+            v.iter().filter(|n| !n.contains("hop")).cloned().collect()
+        };
+        let mut without = cfg.clone();
+        without.hop.weight = 0.0;
+        assert_eq!(first(&on), first(&order(&p, &without)));
         let hop = scored.iter().find(|s| s.chunk == 4).unwrap();
         let b = &hop.breakdown;
         assert_eq!(b.b_hop, 1.0, "rank 0 of the second search");
