@@ -219,6 +219,27 @@ pub struct ChunkHit {
     pub score: f32,
 }
 
+/// The best `limit` of fused hits, ties by chunk id. Rank fusion ties
+/// often (a chunk only the dense search found at rank 20 scores exactly
+/// as one only BM25 found there), and Qdrant orders ties as its segments
+/// answer, so a cut at `limit` took different seeds for the same question.
+/// Both backends ask for `fused_request(limit)` hits and cut here.
+pub(crate) fn cut_fused(mut hits: Vec<ChunkHit>, limit: usize) -> Vec<ChunkHit> {
+    hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.chunk_id.cmp(&b.chunk_id))
+    });
+    hits.truncate(limit);
+    hits
+}
+
+/// How many fused hits to ask for, so that the ties at the `limit`-th are
+/// all in hand for `cut_fused`.
+pub(crate) fn fused_request(limit: usize) -> usize {
+    limit.saturating_mul(2).max(limit + 10)
+}
+
 /// The scores of a query's candidate chunks, by each search.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CandidateScores {
@@ -403,5 +424,26 @@ pub trait Store: Send + Sync {
     /// does once. Returns whether anything was done.
     fn optimize_midway(&self) -> Result<bool, StoreError> {
         Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fused_cut_at_a_tie_is_the_same_in_any_order() {
+        let hit = |id: &str, score: f32| ChunkHit {
+            chunk_id: id.to_string(),
+            note_id: id.to_string(),
+            score,
+        };
+        let one = vec![hit("a", 0.5), hit("d", 0.2), hit("c", 0.2), hit("b", 0.2)];
+        let mut other = one.clone();
+        other.reverse();
+        let ids = |h: Vec<ChunkHit>| h.into_iter().map(|h| h.chunk_id).collect::<Vec<_>>();
+        assert_eq!(ids(cut_fused(one, 3)), ["a", "b", "c"]);
+        assert_eq!(ids(cut_fused(other, 3)), ["a", "b", "c"]);
+        assert!(fused_request(30) >= 40 && fused_request(1) >= 11);
     }
 }

@@ -142,6 +142,12 @@ impl EmbeddedStore {
             k: rrf_k,
             weights: None,
         });
-        self.run(fusion, prefetches, &ChunkFilter::default(), limit)
+        let hits = self.run(
+            fusion,
+            prefetches,
+            &ChunkFilter::default(),
+            crate::fused_request(limit),
+        )?;
+        Ok(crate::cut_fused(hits, limit))
     }
 }

@@ -803,7 +803,12 @@ impl Store for ServerStore {
             prefetches.push(prefetch(sparse(&q), BM25));
         }
         let body = json!({ "prefetch": prefetches, "query": { "rrf": { "k": rrf_k } } });
-        self.query(body, &ChunkFilter::default(), limit)
+        let hits = self.query(
+            body,
+            &ChunkFilter::default(),
+            crate::fused_request(limit),
+        )?;
+        Ok(crate::cut_fused(hits, limit))
     }
 
     fn score_candidates(
