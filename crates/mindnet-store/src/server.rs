@@ -803,11 +803,7 @@ impl Store for ServerStore {
             prefetches.push(prefetch(sparse(&q), BM25));
         }
         let body = json!({ "prefetch": prefetches, "query": { "rrf": { "k": rrf_k } } });
-        let hits = self.query(
-            body,
-            &ChunkFilter::default(),
-            crate::fused_request(limit),
-        )?;
+        let hits = self.query(body, &ChunkFilter::default(), crate::fused_request(limit))?;
         Ok(crate::cut_fused(hits, limit))
     }
 
