@@ -282,7 +282,8 @@ fn nouns<'a>(toks: &[Token<'a>], determiners: &[String]) -> HashSet<&'a str> {
     if determiners.is_empty() {
         return out;
     }
-    let is_determiner = |w: &str| determiners.iter().any(|d| d == &w.to_lowercase());
+    let set: HashSet<&str> = determiners.iter().map(String::as_str).collect();
+    let is_determiner = |w: &str| set.contains(w.to_lowercase().as_str());
     for (i, t) in toks.iter().enumerate() {
         let Token::Word(w) = *t else { continue };
         if !starts_upper(w) {
