@@ -100,18 +100,26 @@ fn without_genitive(w: &str) -> &str {
 struct Words<'r> {
     connectors: HashSet<&'r str>,
     function: HashSet<&'r str>,
+    /// The note's language's `determiners` (empty: no noun rule).
+    determiners: HashSet<&'r str>,
 }
 
 impl<'r> Words<'r> {
-    fn new(rules: &'r NameRules) -> Self {
+    fn new(rules: &'r NameRules, lang: &str) -> Self {
+        let set = |v: &'r [String]| v.iter().map(String::as_str).collect();
         Words {
-            connectors: rules.connectors.iter().map(String::as_str).collect(),
-            function: rules.function_words.iter().map(String::as_str).collect(),
+            connectors: set(&rules.connectors),
+            function: set(&rules.function_words),
+            determiners: set(rules.determiners(lang)),
         }
     }
 
     fn is_function(&self, w: &str) -> bool {
         self.function.contains(w.to_lowercase().as_str())
+    }
+
+    fn is_determiner(&self, w: &str) -> bool {
+        self.determiners.contains(w.to_lowercase().as_str())
     }
 }
 
@@ -274,16 +282,14 @@ pub fn lang_votes(text: &str) -> (usize, usize) {
     (de, en)
 }
 
-/// The capitalised words that follow a determiner of `determiners`, with
-/// at most two lower-case words between ("die neue Beziehung"): common
-/// nouns in a German note, however rare.
-fn nouns<'a>(toks: &[Token<'a>], determiners: &[String]) -> HashSet<&'a str> {
+/// The capitalised words that follow a determiner, with at most two
+/// lower-case words between ("die neue Beziehung"): common nouns in a
+/// German note, however rare.
+fn nouns<'a>(toks: &[Token<'a>], words: &Words<'_>) -> HashSet<&'a str> {
     let mut out = HashSet::new();
-    if determiners.is_empty() {
+    if words.determiners.is_empty() {
         return out;
     }
-    let set: HashSet<&str> = determiners.iter().map(String::as_str).collect();
-    let is_determiner = |w: &str| set.contains(w.to_lowercase().as_str());
     for (i, t) in toks.iter().enumerate() {
         let Token::Word(w) = *t else { continue };
         if !starts_upper(w) {
@@ -292,7 +298,7 @@ fn nouns<'a>(toks: &[Token<'a>], determiners: &[String]) -> HashSet<&'a str> {
         let before = toks[..i].iter().rev().take(3);
         for b in before {
             match *b {
-                Token::Word(d) if is_determiner(d) => {
+                Token::Word(d) if words.is_determiner(d) => {
                     out.insert(w);
                     break;
                 }
@@ -329,11 +335,11 @@ pub fn note_names(
     rules: &NameRules,
     lang: &str,
 ) -> NoteNames {
-    let words = Words::new(rules);
+    let words = Words::new(rules, lang);
     let flowing = flow(text, prose);
     let toks = tokens(&flowing);
     let mid = mid_sentence(&toks);
-    let nouns = nouns(&toks, rules.determiners(lang));
+    let nouns = nouns(&toks, &words);
     let title_tokens = tokens(base_title(title));
     let mut counts: HashMap<String, usize> = HashMap::new();
     let mut alone: HashSet<String> = HashSet::new();
