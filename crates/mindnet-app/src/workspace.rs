@@ -115,6 +115,11 @@ impl Workspace {
             OpenMode::Existing => open::existing_store(&settings)?,
         };
         tracing::debug!("index opened in {:.3} s", t.elapsed().as_secs_f64());
+        store
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .edge_cache()
+            .leave_out(config.vocab.structural_kinds());
         Ok(Workspace {
             logs: Logs::new(&settings.data),
             chat: crate::chat::ChatServices::new(&settings),

@@ -163,7 +163,13 @@ impl Llm {
                 config.url
             )));
         }
+        // No idle connection is kept for reuse: llama.cpp's server closes a
+        // kept-alive connection on its own schedule, and a request sent on
+        // one it is closing fails with "connection closed before message
+        // completed" (seen in CI). A new local connection costs far less than
+        // one generated token.
         let client = reqwest::blocking::Client::builder()
+            .pool_max_idle_per_host(0)
             .timeout(config.timeout)
             .connect_timeout(config.timeout)
             .build()

@@ -25,6 +25,10 @@ pub struct GraphBench {
     pub notes: usize,
     #[arg(long, default_value_t = 7)]
     pub seed: u64,
+    /// Read structure edges into the neighbourhoods too, as mindnet did
+    /// before 2026-12-06 (for comparison).
+    #[arg(long)]
+    pub with_structure: bool,
 }
 
 pub fn run(args: GraphBench) -> Result<ExitCode> {
@@ -61,6 +65,9 @@ pub fn run(args: GraphBench) -> Result<ExitCode> {
     // Filtered reads: the first read of a note, then the same from the cache.
     let before = rss_mb().unwrap_or(f64::NAN);
     let vocab = mindnet_core::EdgeVocabulary::builtin();
+    if !args.with_structure {
+        store.edge_cache().leave_out(vocab.structural_kinds());
+    }
     let mut cold = Vec::new();
     let mut edges = 0;
     for id in &ids {

@@ -366,6 +366,15 @@ impl EdgeVocabulary {
         self.kinds.get(kind).is_some_and(|k| k.structural)
     }
 
+    /// Structure kinds, by name.
+    pub fn structural_kinds(&self) -> Vec<String> {
+        self.kinds
+            .iter()
+            .filter(|(_, k)| k.structural)
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
+
     pub fn kinds(&self) -> impl Iterator<Item = (&str, &KindInfo)> {
         self.kinds.iter().map(|(k, v)| (k.as_str(), v))
     }

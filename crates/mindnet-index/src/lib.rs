@@ -533,7 +533,7 @@ fn plan_partial<S: Store + ?Sized>(
         let guard = read(store);
         let mut targets: Vec<String> = ids.iter().cloned().collect();
         targets.sort();
-        let pointing = guard.edges_into(&targets)?.into_iter().chain(
+        let pointing = guard.edges_into(&targets, &[])?.into_iter().chain(
             guard
                 .unresolved_edges()?
                 .into_iter()

@@ -5,6 +5,7 @@
 //! writes through `mindnet_index::sync`, with a deterministic test embedder
 //! (hashed words), so no model is needed.
 
+use mindnet_core::{Edge, EdgeVocabulary};
 use mindnet_ingest::{Config, ImportOptions};
 use mindnet_store::{
     ChunkFilter, EmbeddedStore, ModelInfo, ServerConfig, ServerStore, Store, StoreError,
@@ -193,7 +194,7 @@ fn conformance<S: Store>(dir: &Path, open: impl Fn() -> S) {
     let from: BTreeSet<&str> = around.incoming.iter().map(|e| e.note_id.as_str()).collect();
     assert!(from.contains(pumpe.as_str()), "{from:?}");
     assert_eq!(
-        s.edges_into(std::slice::from_ref(&keller)).unwrap(),
+        s.edges_into(std::slice::from_ref(&keller), &[]).unwrap(),
         around.incoming
     );
     let unresolved = s.unresolved_edges().unwrap();
@@ -273,28 +274,42 @@ fn conformance<S: Store>(dir: &Path, open: impl Fn() -> S) {
     assert_eq!(ids(&*store.read().unwrap()), before);
 
     // A batched read of neighbourhoods fills the cache with what single
-    // reads give.
+    // reads give, without the structure edges it is told to leave out.
     {
         let s = store.read().unwrap();
+        let structural = EdgeVocabulary::builtin().structural_kinds();
+        s.edge_cache().leave_out(structural.clone());
+        let content = |edges: Vec<Edge>| -> Vec<Edge> {
+            edges
+                .into_iter()
+                .filter(|e| !structural.contains(&e.kind))
+                .collect()
+        };
         let asked = [keller.clone(), pumpe.clone(), "no-such-note".to_string()];
         s.prefetch_edges(&asked).unwrap();
         assert_eq!(s.edge_cache().size().notes, 3);
         let cached = s.note_edges(&keller).unwrap();
-        assert_eq!(cached.out, s.edges_of(&keller).unwrap());
+        let owned = s.edges_of(&keller).unwrap();
+        assert!(owned.iter().any(|e| structural.contains(&e.kind)));
+        assert_eq!(cached.out, content(owned));
         assert_eq!(
             cached.incoming,
-            s.edges_into(std::slice::from_ref(&keller)).unwrap()
+            content(s.edges_into(std::slice::from_ref(&keller), &[]).unwrap())
         );
         assert!(!cached.incoming.is_empty());
         assert_eq!(
             s.note_edges(&pumpe).unwrap().out,
-            s.edges_of(&pumpe).unwrap()
+            content(s.edges_of(&pumpe).unwrap())
         );
         assert!(s.note_edges("no-such-note").unwrap().out.is_empty());
-        let both = s.edges_of_notes(&asked).unwrap();
+        let both = s.edges_of_notes(&asked, &[]).unwrap();
         assert_eq!(
             both.len(),
             s.edges_of(&keller).unwrap().len() + s.edges_of(&pumpe).unwrap().len()
+        );
+        assert_eq!(
+            s.edges_of_notes(&asked, &structural).unwrap().len(),
+            content(both).len()
         );
     }
 

@@ -99,6 +99,16 @@ fn any_filter(field: &str, values: &[String]) -> Filter {
     Filter::new_must(any_of(field, values))
 }
 
+/// Edges with any of these values in `field`, of none of the `left_out`
+/// kinds (`kind` is indexed, so they are never read).
+fn edge_filter(field: &str, values: &[String], left_out: &[String]) -> Filter {
+    Filter {
+        must: Some(vec![any_of(field, values)]),
+        must_not: (!left_out.is_empty()).then(|| vec![any_of("kind", left_out)]),
+        ..Default::default()
+    }
+}
+
 /// The three shards as the write protocol (`commit`) sees them.
 struct Shards<'s> {
     dir: &'s Path,
@@ -564,22 +574,22 @@ impl Store for EmbeddedStore {
         self.edges_where(note_filter(note_id))
     }
 
-    fn edges_of_notes(&self, note_ids: &[String]) -> Result<Vec<Edge>, StoreError> {
+    fn edges_of_notes(
+        &self,
+        note_ids: &[String],
+        left_out: &[String],
+    ) -> Result<Vec<Edge>, StoreError> {
         if note_ids.is_empty() {
             return Ok(Vec::new());
         }
-        self.edges_where(Filter::new_must(Condition::Field(
-            FieldCondition::new_match(jp("note_id"), Match::from(note_ids.to_vec())),
-        )))
+        self.edges_where(edge_filter("note_id", note_ids, left_out))
     }
 
-    fn edges_into(&self, targets: &[String]) -> Result<Vec<Edge>, StoreError> {
+    fn edges_into(&self, targets: &[String], left_out: &[String]) -> Result<Vec<Edge>, StoreError> {
         if targets.is_empty() {
             return Ok(Vec::new());
         }
-        self.edges_where(Filter::new_must(Condition::Field(
-            FieldCondition::new_match(jp("target_id"), Match::from(targets.to_vec())),
-        )))
+        self.edges_where(edge_filter("target_id", targets, left_out))
     }
 
     fn unresolved_edges(&self) -> Result<Vec<Edge>, StoreError> {

@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 /// Every edge touching one note: those it owns (from its chunks), and those
-/// of any note that point at it.
+/// of any note that point at it; but none of the kinds its cache leaves out.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct NoteEdges {
     pub note_id: String,
@@ -91,6 +91,8 @@ pub struct EdgeCache {
 
 #[derive(Debug, Default)]
 struct CacheInner {
+    /// Kinds no neighbourhood is read with (see `EdgeCache::leave_out`).
+    left_out: Vec<String>,
     entries: HashMap<String, Entry>,
     /// Edges held over all entries.
     edges: usize,
@@ -156,6 +158,27 @@ impl EdgeCache {
             inner.evict(self.capacity * 3 / 4);
         }
         Ok(loaded)
+    }
+
+    /// Reads neighbourhoods without these kinds from now on. The
+    /// vocabulary's structure edges (`belongs_to`, `next`, `prev`) are two
+    /// thirds of the edges around a note, and no reader of a neighbourhood
+    /// uses them (`NoteEdges::neighbors` drops them), so leaving them out
+    /// saves their decoding and lets the cache hold three times the notes.
+    pub fn leave_out(&self, mut kinds: Vec<String>) {
+        kinds.sort();
+        kinds.dedup();
+        let mut inner = self.lock();
+        if inner.left_out != kinds {
+            inner.entries.clear();
+            inner.edges = 0;
+            inner.left_out = kinds;
+        }
+    }
+
+    /// The kinds neighbourhoods are read without.
+    pub fn left_out(&self) -> Vec<String> {
+        self.lock().left_out.clone()
     }
 
     /// Of these notes, those whose edges are not cached, each once.

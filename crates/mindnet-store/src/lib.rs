@@ -274,11 +274,17 @@ pub trait Store: Send + Sync {
     fn chunks_of(&self, note_id: &str) -> Result<Vec<Chunk>, StoreError>;
     /// The edges a note owns, sorted by edge id.
     fn edges_of(&self, note_id: &str) -> Result<Vec<Edge>, StoreError>;
-    /// The edges these notes own, sorted by edge id.
-    fn edges_of_notes(&self, note_ids: &[String]) -> Result<Vec<Edge>, StoreError>;
+    /// The edges these notes own, but none of the `left_out` kinds, sorted
+    /// by edge id.
+    fn edges_of_notes(
+        &self,
+        note_ids: &[String],
+        left_out: &[String],
+    ) -> Result<Vec<Edge>, StoreError>;
     /// The edges whose target is one of these ids exactly (a note id, or a
-    /// raw title while unresolved), sorted by edge id.
-    fn edges_into(&self, targets: &[String]) -> Result<Vec<Edge>, StoreError>;
+    /// raw title while unresolved), but none of the `left_out` kinds, sorted
+    /// by edge id.
+    fn edges_into(&self, targets: &[String], left_out: &[String]) -> Result<Vec<Edge>, StoreError>;
     /// Every edge whose target is not (yet) a note.
     fn unresolved_edges(&self) -> Result<Vec<Edge>, StoreError>;
     /// The neighbourhood cache; every write updates it.
@@ -312,13 +318,16 @@ pub trait Store: Send + Sync {
     /// Everything stored for these notes, vectors included, in the order
     /// asked; unknown ids are left out.
     fn export(&self, note_ids: &[String]) -> Result<Vec<StoredNote>, StoreError>;
-    /// Every edge touching a note, from the cache or by two filtered reads.
+    /// Every edge touching a note but the kinds the cache leaves out, from
+    /// the cache or by two filtered reads.
     fn note_edges(&self, note_id: &str) -> Result<std::sync::Arc<NoteEdges>, StoreError> {
         self.edge_cache().get_or_load(note_id, || {
+            let ids = [note_id.to_string()];
+            let left_out = self.edge_cache().left_out();
             Ok(NoteEdges {
                 note_id: note_id.to_string(),
-                out: self.edges_of(note_id)?,
-                incoming: self.edges_into(&[note_id.to_string()])?,
+                out: self.edges_of_notes(&ids, &left_out)?,
+                incoming: self.edges_into(&ids, &left_out)?,
             })
         })
     }
@@ -341,12 +350,13 @@ pub trait Store: Send + Sync {
                 (id.as_str(), e)
             })
             .collect();
-        for e in self.edges_of_notes(&missing)? {
+        let left_out = self.edge_cache().left_out();
+        for e in self.edges_of_notes(&missing, &left_out)? {
             if let Some(n) = by_note.get_mut(e.note_id.as_str()) {
                 n.out.push(e);
             }
         }
-        for e in self.edges_into(&missing)? {
+        for e in self.edges_into(&missing, &left_out)? {
             if let Some(n) = by_note.get_mut(e.target_id.as_str()) {
                 n.incoming.push(e);
             }

@@ -111,6 +111,16 @@ fn must(conditions: Vec<Value>) -> Value {
     json!({ "must": conditions })
 }
 
+/// Edges with any of these values in `field`, of none of the `left_out`
+/// kinds (`kind` is indexed, so they are never read).
+fn edge_filter(field: &str, values: &[String], left_out: &[String]) -> Value {
+    let mut filter = must(vec![match_any(field, values)]);
+    if !left_out.is_empty() {
+        filter["must_not"] = json!([match_any("kind", left_out)]);
+    }
+    filter
+}
+
 fn uuid(key: &str) -> String {
     point_id(key).to_string()
 }
@@ -657,18 +667,22 @@ impl Store for ServerStore {
         self.edges_where(must(vec![match_value("note_id", json!(note_id))]))
     }
 
-    fn edges_of_notes(&self, note_ids: &[String]) -> Result<Vec<Edge>, StoreError> {
+    fn edges_of_notes(
+        &self,
+        note_ids: &[String],
+        left_out: &[String],
+    ) -> Result<Vec<Edge>, StoreError> {
         if note_ids.is_empty() {
             return Ok(Vec::new());
         }
-        self.edges_where(must(vec![match_any("note_id", note_ids)]))
+        self.edges_where(edge_filter("note_id", note_ids, left_out))
     }
 
-    fn edges_into(&self, targets: &[String]) -> Result<Vec<Edge>, StoreError> {
+    fn edges_into(&self, targets: &[String], left_out: &[String]) -> Result<Vec<Edge>, StoreError> {
         if targets.is_empty() {
             return Ok(Vec::new());
         }
-        self.edges_where(must(vec![match_any("target_id", targets)]))
+        self.edges_where(edge_filter("target_id", targets, left_out))
     }
 
     fn unresolved_edges(&self) -> Result<Vec<Edge>, StoreError> {
