@@ -79,7 +79,7 @@ pub fn fix(settings: &Settings, req: &FixRequest) -> Result<FixResponse, AppErro
         add_inverses: req.add_inverses,
         link_mentions: req.link_mentions,
     };
-    let (fixes, skipped) = mindnet_lint::plan_fixes(vault, &config, &opts)
+    let (fixes, skipped) = mindnet_lint::plan_fixes(vault, &config, &settings.load_lint()?, &opts)
         .map_err(|e| AppError::bad_request(e.to_string()))?;
     let files = fixes
         .iter()

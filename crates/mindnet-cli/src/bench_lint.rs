@@ -5,7 +5,7 @@
 use crate::vaultgen::{self, PlantedCase, PlantedLink};
 use anyhow::{Context, Result};
 use mindnet_ingest::Config;
-use mindnet_lint::Finding;
+use mindnet_lint::{Finding, Lang};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,7 +15,7 @@ pub struct LintBench {
     /// Generated notes around the planted ones.
     #[arg(long, default_value_t = 10_000)]
     notes: usize,
-    /// Planted links for split spellings (4 in 7 misspell a note, 3 in 7
+    /// Planted links for split spellings (6 in 9 misspell a note, 3 in 9
     /// are decoys).
     #[arg(long, default_value_t = 700)]
     plant: usize,
@@ -24,7 +24,16 @@ pub struct LintBench {
     cases: usize,
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// Where to write the vault.
+    /// The share of distinct link targets that are missing (links to notes
+    /// not yet written), added to the generated vault.
+    #[arg(long, default_value_t = 0.1)]
+    missing: f64,
+    /// Also build a vault of real words from a word list, `LANG=FILE` (`de`
+    /// or `en`; e.g. `de=/usr/share/dict/ngerman`), and count the
+    /// split-spelling findings there, each of them false.
+    #[arg(long, value_name = "LANG=FILE")]
+    words: Vec<String>,
+    /// Where to write the vault (the word vaults go beside it).
     #[arg(long, value_name = "DIR")]
     vault: PathBuf,
     /// Write every planted link with its finding and judgement (JSON Lines).
@@ -49,8 +58,15 @@ pub fn run(args: LintBench) -> Result<ExitCode> {
     if vault.exists() {
         anyhow::bail!("{} exists; give a new folder", vault.display());
     }
+    // Parsed before anything is written.
+    let word_lists = args
+        .words
+        .iter()
+        .map(|w| word_list(w))
+        .collect::<Result<Vec<_>>>()?;
     std::fs::create_dir_all(vault)?;
     vaultgen::generate(vault, args.notes, args.seed)?;
+    let missing = vaultgen::plant_missing(vault, args.notes, args.missing, args.seed)?;
     let planted = vaultgen::plant_spellings(vault, args.plant, args.seed)?;
     let cases = vaultgen::plant_rules(vault, args.cases)?;
     let t = std::time::Instant::now();
@@ -73,7 +89,7 @@ pub fn run(args: LintBench) -> Result<ExitCode> {
         }
     }
     println!(
-        "{} notes, {} planted links ({} misspellings, {} decoys), {} planted cases ({} with findings to give, {} with none), lint {:.2} s",
+        "{} notes, {missing} missing names, {} planted links ({} misspellings, {} decoys), {} planted cases ({} with findings to give, {} with none), lint {:.2} s",
         report.notes,
         planted.len(),
         planted.iter().filter(|p| p.means.is_some()).count(),
@@ -96,7 +112,98 @@ pub fn run(args: LintBench) -> Result<ExitCode> {
             t.right as f64 / (t.right + t.missed).max(1) as f64
         );
     }
+    if !word_lists.is_empty() {
+        println!();
+        println!(
+            "| word list | names (notes + missing) | split spellings by letters, with the word list | per 10,000 names | without the word list | per 10,000 names | by normalisation (case, plural, …) | lint s |"
+        );
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    }
+    for (lang, file) in &word_lists {
+        real_words(vault, *lang, file, &args)?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `de=/usr/share/dict/ngerman` → the language and the file.
+fn word_list(arg: &str) -> Result<(Lang, PathBuf)> {
+    let (tag, file) = arg.split_once('=').with_context(|| {
+        format!("--words {arg}: give LANG=FILE, e.g. de=/usr/share/dict/ngerman")
+    })?;
+    let lang =
+        Lang::from_tag(tag).with_context(|| format!("--words {arg}: the language is de or en"))?;
+    Ok((lang, PathBuf::from(file)))
+}
+
+/// The split-spelling findings on a vault of real words, all false: by the
+/// letters they differ in, with the configured word lists and without;
+/// those by normalisation (equal after case, umlauts, separators, plural)
+/// are counted apart, since such names are one name by the rule.
+fn real_words(vault: &Path, lang: Lang, file: &Path, args: &LintBench) -> Result<()> {
+    let list = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let list = String::from_utf8_lossy(&list);
+    let tag = match lang {
+        Lang::De => "de",
+        Lang::En => "en",
+    };
+    let name = vault
+        .file_name()
+        .map_or_else(|| "vault".to_string(), |n| n.to_string_lossy().into_owned());
+    let dir = vault.with_file_name(format!("{name}.words-{tag}"));
+    if dir.exists() {
+        anyhow::bail!("{} exists; give a new --vault", dir.display());
+    }
+    let made = vaultgen::word_vault(
+        &dir,
+        &list,
+        args.notes,
+        args.missing,
+        lang == Lang::En,
+        args.seed,
+    )?;
+    let opts = mindnet_lint::LintOptions {
+        lang: Some(lang),
+        ..Default::default()
+    };
+    let with = mindnet_lint::LintConfig::builtin();
+    let mut counts = Vec::new();
+    let mut seconds = 0.0;
+    for config in [with.clone(), with.without_word_lists()] {
+        let t = std::time::Instant::now();
+        let report = mindnet_lint::lint_vault(&dir, &Config::builtin(), &config, &opts)?;
+        if counts.is_empty() {
+            seconds = t.elapsed().as_secs_f64();
+        }
+        let split: Vec<&Finding> = report
+            .findings
+            .iter()
+            .filter(|f| f.rule == "node/split-spelling")
+            .collect();
+        let by_letters: Vec<&&Finding> = split
+            .iter()
+            .filter(|f| f.message.contains("letter") || f.message.contains("Buchstabe"))
+            .collect();
+        if counts.is_empty() {
+            for f in by_letters.iter().take(10) {
+                eprintln!("false ({tag}): {}: {}", f.path, f.message);
+            }
+        }
+        counts.push((by_letters.len(), split.len() - by_letters.len()));
+    }
+    let per = |n: usize| n as f64 * 10_000.0 / made.names.max(1) as f64;
+    println!(
+        "| {} ({tag}) | {} ({} + {}) | {} | {:.2} | {} | {:.2} | {} | {seconds:.2} |",
+        file.display(),
+        made.names,
+        made.notes,
+        made.missing,
+        counts[0].0,
+        per(counts[0].0),
+        counts[1].0,
+        per(counts[1].0),
+        counts[0].1,
+    );
+    Ok(())
 }
 
 /// The split-spelling finding on each planted link, against what it means.

@@ -168,6 +168,8 @@ pub fn chain_preview(
         config,
         lang: crate::Lang::De,
         unreadable: Default::default(),
+        // The chain reads no names.
+        real: Default::default(),
     };
     let nodes: Vec<ChainNote> = vault
         .notes

@@ -1,10 +1,11 @@
-//! `config/lint.yaml`: the severity of each rule, or `off`.
+//! `config/lint.yaml`: the severity of each rule, or `off`, and the word
+//! lists that tell real words from misspellings.
 
-use crate::Severity;
+use crate::{Lang, Severity};
 use mindnet_core::{ConfigError, yaml};
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub const DEFAULT_YAML: &str = include_str!("../../../config/lint.yaml");
 
@@ -35,12 +36,15 @@ struct File {
     version: u32,
     #[serde(default)]
     rules: BTreeMap<String, String>,
+    /// By language tag; absent: the built-in lists.
+    word_lists: Option<BTreeMap<String, Vec<PathBuf>>>,
 }
 
 #[derive(Debug, Clone)]
 pub struct LintConfig {
     /// `None`: switched off.
     rules: BTreeMap<String, Option<Severity>>,
+    word_lists: BTreeMap<Lang, Vec<PathBuf>>,
 }
 
 impl LintConfig {
@@ -84,7 +88,39 @@ impl LintConfig {
             };
             rules.insert(rule, severity);
         }
-        Ok(LintConfig { rules })
+        let word_lists = match f.word_lists {
+            None => Self::builtin().word_lists,
+            Some(lists) => {
+                let mut by_lang = BTreeMap::new();
+                for (tag, files) in lists {
+                    let lang = Lang::from_tag(&tag).ok_or_else(|| {
+                        yaml::invalid(
+                            path,
+                            text,
+                            &["word_lists", &tag],
+                            "unknown language; known: de, en",
+                        )
+                    })?;
+                    // A relative path is relative to the file naming it.
+                    let dir = path.parent().unwrap_or(Path::new(""));
+                    by_lang.insert(lang, files.iter().map(|f| dir.join(f)).collect());
+                }
+                by_lang
+            }
+        };
+        Ok(LintConfig { rules, word_lists })
+    }
+
+    /// The word lists of a language (read if they exist).
+    pub fn word_lists(&self, lang: Lang) -> &[PathBuf] {
+        self.word_lists.get(&lang).map_or(&[], Vec::as_slice)
+    }
+
+    /// The same config without word lists: edit distance alone decides
+    /// (for comparison in `bench lint`).
+    pub fn without_word_lists(mut self) -> Self {
+        self.word_lists.clear();
+        self
     }
 
     /// The rule's severity; `None` when it is off.
@@ -119,5 +155,31 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("l.yaml:3") && e.contains("unknown rule"), "{e}");
+    }
+
+    #[test]
+    fn word_lists_are_per_language_and_default_to_the_builtin_ones() {
+        let builtin = LintConfig::builtin();
+        assert!(!builtin.word_lists(Lang::De).is_empty());
+        assert!(!builtin.word_lists(Lang::En).is_empty());
+        let c = LintConfig::from_yaml(Path::new("l.yaml"), "version: 1\n").unwrap();
+        assert_eq!(c.word_lists(Lang::En), builtin.word_lists(Lang::En));
+        let c = LintConfig::from_yaml(
+            Path::new("/cfg/l.yaml"),
+            "version: 1\nword_lists:\n  de: [woerter.txt]\n",
+        )
+        .unwrap();
+        assert_eq!(c.word_lists(Lang::De), [PathBuf::from("/cfg/woerter.txt")]);
+        assert!(c.word_lists(Lang::En).is_empty());
+        let e = LintConfig::from_yaml(
+            Path::new("l.yaml"),
+            "version: 1\nword_lists:\n  fr: [mots.txt]\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("l.yaml:3") && e.contains("unknown language"),
+            "{e}"
+        );
     }
 }

@@ -14,9 +14,10 @@
 //!   changed since it was read.
 
 use crate::chains::causal_links;
+use crate::lexicon::RealWords;
 use crate::links::{kind_position, written_kind};
-use crate::names::{NameIndex, is_missing};
-use crate::{Vault, load_notes, resolve_links};
+use crate::names::{NameIndex, Similar, is_missing};
+use crate::{LintConfig, Vault, detect_lang, load_notes, resolve_links};
 use mindnet_core::Canonical;
 use mindnet_ingest::{Config, IngestError};
 use std::collections::BTreeMap;
@@ -93,14 +94,17 @@ struct Edit {
 pub fn plan_fixes(
     root: &Path,
     config: &Config,
+    lint: &LintConfig,
     opts: &FixOptions,
 ) -> Result<(Vec<FileFix>, Vec<String>), FixError> {
     let (notes, _) = load_notes(root, config, 0)?;
+    let lang = detect_lang(&notes);
     let vault = Vault {
         notes,
         config,
-        lang: crate::Lang::De,
+        lang,
         unreadable: Default::default(),
+        real: RealWords::new(lint.word_lists(lang).to_vec()),
     };
     let links = resolve_links(&vault);
     let names = NameIndex::new(&vault);
@@ -127,7 +131,7 @@ pub fn plan_fixes(
         }
         // Another spelling of an existing note → that note's name.
         if is_missing(l)
-            && let Some((_, i, _)) = names.similar(&l.link.parts.target)
+            && let Some(Similar { note: i, .. }) = names.similar(&l.link.parts.target)
         {
             let target = &l.link.parts.target;
             let inner_start = span.start + text[span.clone()].find("[[").map_or(0, |i| i + 2);

@@ -12,6 +12,7 @@ mod chain;
 mod chains;
 mod config;
 mod fix;
+mod lexicon;
 mod links;
 mod mentions;
 mod names;
@@ -65,7 +66,7 @@ impl std::str::FromStr for Severity {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Lang {
     #[default]
@@ -194,6 +195,8 @@ pub(crate) struct Vault<'a> {
     /// not be read (binary, too large): a link to one is not "missing", and
     /// the skip itself is reported.
     pub unreadable: std::collections::HashSet<String>,
+    /// The real words of the vault's language.
+    pub real: lexicon::RealWords,
 }
 
 /// The lower-case file names of skipped files.
@@ -348,6 +351,7 @@ pub fn lint_vault(
         config,
         lang,
         unreadable: unreadable(&report.skipped),
+        real: lexicon::RealWords::new(lint.word_lists(lang).to_vec()),
     };
     let links = resolve_links(&vault);
 

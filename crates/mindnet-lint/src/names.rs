@@ -13,24 +13,44 @@
 //!   word of 4+ letters with the same first letter, one edit away (two for
 //!   words of 10+ letters): `Gewohnhieten` for `Gewohnheiten`, `Neue Stele`
 //!   for `Neue Stelle`; never `Cancer` for `Scanners`, `Hormone` for
-//!   `Harmony` or `LLVM fadd` for `LLVM add`, and never a word with digits
-//!   (`Bericht 2023` names another note than `Bericht 2024`).
+//!   `Harmony` or `LLVM fadd` for `LLVM add`, never two real words of the
+//!   vault's language (`Embryo`, `Embargo`; see `lexicon.rs`), and never a
+//!   word with digits (`Bericht 2023` names another note than `Bericht
+//!   2024`) or with a sign that carries meaning (`C++`, `C#`, `B+ tree`).
 
+use crate::lexicon::RealWords;
 use crate::{Finding, Lang, LinkRef, Msg, Vault};
 use std::collections::{BTreeMap, HashMap};
 use unicode_normalization::UnicodeNormalization;
 
-/// Lower case, umlauts folded, every run of non-alphanumerics a word break.
-fn words(name: &str) -> Vec<String> {
+/// Signs that are part of a name where they touch a letter or digit: `C++`
+/// is not `C`, `C#` not `C`, `B+ tree` not `B-tree`. A star is one too
+/// (`A*`), unless the name holds a pair (`*Der Prozess*` is emphasis).
+const MEANINGFUL: [char; 3] = ['+', '#', '*'];
+
+/// Lower case, umlauts folded, every other run of non-alphanumerics a word
+/// break; but a meaningful sign touching a word, and a hyphen that ends the
+/// name (`C-`), stay in it.
+pub(crate) fn words(name: &str) -> Vec<String> {
+    let chars: Vec<char> = name.nfc().flat_map(char::to_lowercase).collect();
+    let emphasis = chars.iter().filter(|c| **c == '*').count() > 1;
     let mut out = Vec::new();
     let mut w = String::new();
-    for c in name.nfc().flat_map(char::to_lowercase) {
+    for (i, &c) in chars.iter().enumerate() {
+        let next_is_word = chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
         match c {
             'ä' => w.push_str("ae"),
             'ö' => w.push_str("oe"),
             'ü' => w.push_str("ue"),
             'ß' => w.push_str("ss"),
             c if c.is_alphanumeric() => w.push(c),
+            c if MEANINGFUL.contains(&c)
+                && !(c == '*' && emphasis)
+                && (!w.is_empty() || next_is_word) =>
+            {
+                w.push(c)
+            }
+            '-' if !w.is_empty() && chars[i + 1..].iter().all(|n| n.is_whitespace()) => w.push(c),
             _ if !w.is_empty() => out.push(std::mem::take(&mut w)),
             _ => {}
         }
@@ -153,7 +173,7 @@ impl Evidence {
 
 /// Why `a` and `b` name one note, if the evidence is strong (see the module
 /// doc); `None` for two different names.
-pub(crate) fn same_name(a: &str, b: &str, lang: Lang) -> Option<Evidence> {
+pub(crate) fn same_name(a: &str, b: &str, lang: Lang, real: &RealWords) -> Option<Evidence> {
     if a == b {
         return None;
     }
@@ -213,19 +233,20 @@ pub(crate) fn same_name(a: &str, b: &str, lang: Lang) -> Option<Evidence> {
     if short_enough(x, y) && (plural_of(x, y) || plural_of(y, x)) {
         return Some(Evidence::Plural);
     }
-    // A number that differs names another note (`Bericht 2023`, `Bericht
-    // 2024`), not a slip of the finger.
-    if [x, y].iter().any(|w| w.chars().any(|c| c.is_numeric())) {
+    // A number or a sign that differs names another note (`Bericht 2023`,
+    // `Bericht 2024`; `Notepad+`, `Notepad++`), not a slip of the finger.
+    let marked = |w: &str| w.chars().any(|c| !c.is_alphabetic());
+    if marked(x) || marked(y) {
         return None;
     }
-    let (x, y) = (singular(x, lang), singular(y, lang));
-    let len = x.chars().count().min(y.chars().count());
-    if len < 4 || x.chars().next() != y.chars().next() {
+    let (sx, sy) = (singular(x, lang), singular(y, lang));
+    let len = sx.chars().count().min(sy.chars().count());
+    if len < 4 || sx.chars().next() != sy.chars().next() {
         return None;
     }
     let max = if len >= 10 { 2 } else { 1 };
-    let d = distance(x, y, max);
-    (d <= max).then_some(Evidence::Letters(d))
+    let d = distance(sx, sy, max);
+    (d <= max && !real.both_known(x, y)).then_some(Evidence::Letters(d))
 }
 
 /// Both words have 4+ letters: a plural of a shorter word says little.
@@ -245,12 +266,17 @@ fn is_attachment(target: &str) -> bool {
 
 /// Every name a note answers to (title, file name, aliases), by normalised
 /// key and, for the one-word-off search, by their words without the
-/// differing one: two names that can match share all but one word, so a
-/// name is filed once per word left out. The cost is linear in the names.
-pub(crate) struct NameIndex {
+/// differing one: two names that can match share all but one word, and that
+/// word's first letter, and its lengths differ by a few letters at most. So a
+/// name is filed once per word, under the other words, the word's first
+/// letter and its length, and a lookup reads a few small buckets: the cost
+/// is linear in the names, and a bucket does not grow with the vault the way
+/// "every one-word name" did.
+pub(crate) struct NameIndex<'v> {
     exact: HashMap<String, Vec<Named>>,
     near: HashMap<NearKey, Vec<Named>>,
     lang: Lang,
+    real: &'v RealWords,
 }
 
 /// A name and the note it belongs to.
@@ -259,19 +285,34 @@ struct Named {
     note: usize,
 }
 
-/// A name's words with the one at `slot` blanked.
+/// A name's words with the one at `slot` replaced by its first letter, and
+/// that word's length in characters.
 #[derive(PartialEq, Eq, Hash)]
 struct NearKey {
     words: Vec<String>,
     slot: usize,
+    len: usize,
 }
 
-impl NameIndex {
-    pub fn new(v: &Vault<'_>) -> Self {
+impl NearKey {
+    fn new(words: &[String], slot: usize, len: usize) -> Self {
+        let mut words = words.to_vec();
+        words[slot] = words[slot].chars().take(1).collect();
+        NearKey { words, slot, len }
+    }
+}
+
+/// How far the lengths of two words that `same_name` matches one word off
+/// can differ: two edits, and a plural ending of two letters.
+const NEAR_LENGTHS: usize = 4;
+
+impl<'v> NameIndex<'v> {
+    pub fn new(v: &'v Vault<'_>) -> Self {
         let mut index = NameIndex {
             exact: HashMap::new(),
             near: HashMap::new(),
             lang: v.lang,
+            real: &v.real,
         };
         for (i, n) in v.notes.iter().enumerate() {
             let stem = std::path::Path::new(&n.path)
@@ -296,11 +337,9 @@ impl NameIndex {
             return;
         }
         let w = words(&name);
-        for slot in 0..w.len() {
-            let mut words = w.clone();
-            words[slot].clear();
+        for (slot, word) in w.iter().enumerate() {
             self.near
-                .entry(NearKey { words, slot })
+                .entry(NearKey::new(&w, slot, word.chars().count()))
                 .or_default()
                 .push(Named {
                     name: name.clone(),
@@ -316,28 +355,43 @@ impl NameIndex {
     /// The note a (missing) link target probably means: the name it
     /// matched, the note, and the evidence. The first by name on ties, so
     /// the answer does not depend on the order the files were read in.
-    pub fn similar(&self, target: &str) -> Option<(String, usize, Evidence)> {
+    pub fn similar(&self, target: &str) -> Option<Similar> {
         let lang = self.lang;
-        let mut found: Vec<(String, usize, Evidence)> = Vec::new();
+        let mut found: Vec<Similar> = Vec::new();
         let consider = |candidates: Option<&Vec<Named>>, found: &mut Vec<_>| {
             for n in candidates.into_iter().flatten() {
-                if let Some(e) = same_name(target, &n.name, lang) {
-                    found.push((n.name.clone(), n.note, e));
+                if let Some(evidence) = same_name(target, &n.name, lang, self.real) {
+                    found.push(Similar {
+                        name: n.name.clone(),
+                        note: n.note,
+                        evidence,
+                    });
                 }
             }
         };
         consider(self.exact.get(&normalize(target, lang)), &mut found);
         if found.is_empty() {
             let w = words(target);
-            for slot in 0..w.len() {
-                let mut words = w.clone();
-                words[slot].clear();
-                consider(self.near.get(&NearKey { words, slot }), &mut found);
+            for (slot, word) in w.iter().enumerate() {
+                let len = word.chars().count();
+                for other in len.saturating_sub(NEAR_LENGTHS)..=len + NEAR_LENGTHS {
+                    consider(self.near.get(&NearKey::new(&w, slot, other)), &mut found);
+                }
             }
         }
-        found.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+        found.sort_by(|a, b| a.name.cmp(&b.name).then(a.note.cmp(&b.note)));
+        found.dedup_by(|a, b| a.name == b.name && a.note == b.note);
         found.into_iter().next()
     }
+}
+
+/// The note a misspelt link target means.
+#[derive(Debug, Clone)]
+pub(crate) struct Similar {
+    /// The note's name (title, file name or alias) the target matched.
+    pub name: String,
+    pub note: usize,
+    pub evidence: Evidence,
 }
 
 /// A link that resolves to no note of the vault (and is no attachment).
@@ -360,24 +414,48 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
         .filter(|l| is_missing(l) && !exists_unreadable(&l.link.parts.target))
         .collect();
     let mut out = Vec::new();
+    let mut uses: HashMap<&str, usize> = HashMap::new();
+    for l in &missing {
+        *uses.entry(l.link.parts.target.as_str()).or_default() += 1;
+    }
 
-    // Misspellings of existing notes: one finding per link (each is to fix).
+    // Misspellings of existing notes: one finding per link (each is to fix),
+    // each spelling looked up once.
     let mut truly_missing: BTreeMap<String, Vec<&LinkRef<'_>>> = BTreeMap::new();
+    let mut looked_up: HashMap<&str, Option<Similar>> = HashMap::new();
     for l in missing {
         let target = l.link.parts.target.as_str();
-        match names.similar(target) {
-            Some((name, _, evidence)) => out.push(
-                v.finding(
-                    l.note,
-                    l.link.range.start,
-                    "node/split-spelling",
-                    Msg::new(
-                        format!("`{target}` ist wohl `{name}`: derselbe Name "),
-                        format!("`{target}` is probably `{name}`: the same name "),
-                    )
-                    .then(evidence.describe()),
-                ),
-            ),
+        let similar = looked_up
+            .entry(target)
+            .or_insert_with(|| names.similar(target));
+        match similar.clone() {
+            Some(Similar {
+                name,
+                note,
+                evidence,
+            }) => {
+                let (path, n) = (&v.notes[note].path, uses[target]);
+                out.push(
+                    v.finding(
+                        l.note,
+                        l.link.range.start,
+                        "node/split-spelling",
+                        Msg::new(
+                            format!("`{target}` ist wohl `{name}`: derselbe Name "),
+                            format!("`{target}` is probably `{name}`: the same name "),
+                        )
+                        .then(evidence.describe())
+                        .then(Msg::new(
+                            format!(
+                                ". `{name}` ist die Notiz {path}, `{target}` ist {n}× verlinkt und existiert nicht; die Korrektur schreibt `{name}`"
+                            ),
+                            format!(
+                                ". `{name}` is the note {path}; `{target}` is linked {n}× and does not exist; the fix writes `{name}`"
+                            ),
+                        )),
+                    ),
+                )
+            }
             None => truly_missing
                 .entry(normalize(target, v.lang))
                 .or_default()
@@ -440,7 +518,8 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
             if target == main {
                 continue;
             }
-            let evidence = same_name(target, main, v.lang).unwrap_or(Evidence::Separators);
+            let evidence = same_name(target, main, v.lang, &v.real).unwrap_or(Evidence::Separators);
+            let (n, m) = (spellings[target], spellings[main]);
             out.push(
                 v.finding(
                     l.note,
@@ -454,7 +533,15 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
                             "`{target}` and `{main}` probably mean the same note: the same name "
                         ),
                     )
-                    .then(evidence.describe()),
+                    .then(evidence.describe())
+                    .then(Msg::new(
+                        format!(
+                            ". `{target}` ist {n}× verlinkt, `{main}` {m}×; behalten: `{main}`, die häufigere Schreibweise"
+                        ),
+                        format!(
+                            ". `{target}` is linked {n}×, `{main}` {m}×; keep `{main}`, the spelling used more"
+                        ),
+                    )),
                 ),
             );
         }
@@ -465,54 +552,68 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lexicon::Lexicon;
+
+    /// No word list: edit distance decides alone.
+    fn none() -> RealWords {
+        RealWords::default()
+    }
 
     #[test]
     fn normalisation_cases_are_the_same_name_with_their_evidence() {
         let de = Lang::De;
         let en = Lang::En;
         assert_eq!(
-            same_name("Rückenschmerzen", "Rueckenschmerzen", de),
+            same_name("Rückenschmerzen", "Rueckenschmerzen", de, &none()),
             Some(Evidence::Umlauts)
         );
         assert_eq!(
-            same_name("Job-Wechsel", "Jobwechsel", de),
+            same_name("Job-Wechsel", "Jobwechsel", de, &none()),
             Some(Evidence::Separators)
         );
         assert_eq!(
-            same_name("Land Slide", "Landslide", en),
+            same_name("Land Slide", "Landslide", en, &none()),
             Some(Evidence::Separators)
         );
         assert_eq!(
-            same_name("Meta-Ethics", "Metaethics", en),
+            same_name("Meta-Ethics", "Metaethics", en, &none()),
             Some(Evidence::Separators)
         );
-        assert_eq!(same_name("qdrant", "Qdrant", de), Some(Evidence::Case));
         assert_eq!(
-            same_name("NtCreateFile()", "NtCreateFile", en),
+            same_name("qdrant", "Qdrant", de, &none()),
+            Some(Evidence::Case)
+        );
+        assert_eq!(
+            same_name("NtCreateFile()", "NtCreateFile", en, &none()),
             Some(Evidence::Parentheses)
         );
         assert_eq!(
-            same_name("Gewohnheiten", "Gewohnheit", de),
+            same_name("Gewohnheiten", "Gewohnheit", de, &none()),
             Some(Evidence::Plural)
         );
         assert_eq!(
-            same_name("Processes", "Process", en),
+            same_name("Processes", "Process", en, &none()),
             Some(Evidence::Plural)
         );
         assert_eq!(
-            same_name("Gewohnhieten", "Gewohnheiten", de),
+            same_name("Gewohnhieten", "Gewohnheiten", de, &none()),
             Some(Evidence::Letters(1))
         );
         assert_eq!(
             same_name(
                 "Neustart als Junior-Entwikler",
                 "Neustart als Junior-Entwickler",
-                de
+                de,
+                &none()
             ),
             Some(Evidence::Letters(1))
         );
         assert_eq!(
-            same_name("Neue Stele", "Neue Stelle", de),
+            same_name("*Der Prozess*", "Der Prozess", de, &none()),
+            Some(Evidence::Separators)
+        );
+        assert_eq!(
+            same_name("Neue Stele", "Neue Stelle", de, &none()),
             Some(Evidence::Letters(1))
         );
     }
@@ -538,10 +639,82 @@ mod tests {
                 ("qdrant", "kafka"),
                 ("Jahresbericht 2023", "Jahresbericht 2024"),
                 ("Q3 2023 Review", "Q3 2024 Review"),
+                ("C++", "C"),
+                ("C#", "C"),
+                ("F#", "F"),
+                ("A*", "A"),
+                ("C-", "C"),
+                ("B+ tree", "B-tree"),
+                ("B+ Baum", "B Baum"),
+                ("Notepad++", "Notepad+"),
+                ("Notepad++", "Notepad"),
             ] {
-                assert_eq!(same_name(a, b, lang), None, "{a} / {b}");
-                assert_eq!(same_name(b, a, lang), None, "{b} / {a}");
+                assert_eq!(same_name(a, b, lang, &none()), None, "{a} / {b}");
+                assert_eq!(same_name(b, a, lang, &none()), None, "{b} / {a}");
             }
+        }
+    }
+
+    /// Pairs of real words (Debian's `wngerman` and `wamerican` hold both
+    /// words of each) that edit distance alone takes for one name.
+    const REAL_PAIRS: [(&str, &str, Lang); 12] = [
+        ("Körbchen", "Körnchen", Lang::De),
+        ("Sennerei", "Sennerin", Lang::De),
+        ("Archäologe", "Archäologin", Lang::De),
+        ("Besteuerung", "Beteuerung", Lang::De),
+        ("Entsendung", "Entwendung", Lang::De),
+        ("Neue Entsendung", "Neue Entwendung", Lang::De),
+        ("Conservation", "Conversation", Lang::En),
+        ("Quilting", "Quitting", Lang::En),
+        ("Alexandra", "Alexandria", Lang::En),
+        ("Steering", "Sheering", Lang::En),
+        ("Stimulates", "Stipulates", Lang::En),
+        ("Extroverts", "Extraverts", Lang::En),
+    ];
+
+    fn lexicon() -> RealWords {
+        RealWords::given(Lexicon::from_words(
+            REAL_PAIRS
+                .iter()
+                .flat_map(|(a, b, _)| a.split(' ').chain(b.split(' '))),
+        ))
+    }
+
+    #[test]
+    fn two_real_words_are_two_names_and_only_a_word_list_knows_it() {
+        let real = lexicon();
+        for (a, b, lang) in REAL_PAIRS {
+            assert!(
+                matches!(same_name(a, b, lang, &none()), Some(Evidence::Letters(_))),
+                "edit distance alone reports {a} / {b}"
+            );
+            assert_eq!(same_name(a, b, lang, &real), None, "{a} / {b}");
+            assert_eq!(same_name(b, a, lang, &real), None, "{b} / {a}");
+        }
+    }
+
+    #[test]
+    fn a_misspelt_name_is_found_with_a_word_list_too() {
+        let real = lexicon();
+        for (typo, name, lang) in [
+            // A proper name, swapped, doubled and dropped letters.
+            ("Schwarzenegegr", "Schwarzenegger", Lang::De),
+            ("Schwarzzenegger", "Schwarzenegger", Lang::De),
+            ("Schwarzeneger", "Schwarzenegger", Lang::De),
+            ("Wittgenstien", "Wittgenstein", Lang::En),
+            ("Kierkegard", "Kierkegaard", Lang::En),
+            ("Dostojewksi Romane", "Dostojewski Romane", Lang::De),
+            // A real word misspelt: the slip is no word.
+            ("Besteurung", "Besteuerung", Lang::De),
+            ("Conservaton", "Conservation", Lang::En),
+        ] {
+            assert!(
+                matches!(
+                    same_name(typo, name, lang, &real),
+                    Some(Evidence::Letters(_))
+                ),
+                "{typo} / {name}"
+            );
         }
     }
 

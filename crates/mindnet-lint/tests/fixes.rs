@@ -30,7 +30,13 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 fn fix_all(root: &Path, opts: &FixOptions) -> usize {
-    let (fixes, _) = plan_fixes(root, &Config::builtin(), opts).unwrap();
+    let (fixes, _) = plan_fixes(
+        root,
+        &Config::builtin(),
+        &mindnet_lint::LintConfig::builtin(),
+        opts,
+    )
+    .unwrap();
     for f in &fixes {
         write_fix(root, f).unwrap();
     }
@@ -75,7 +81,13 @@ fn fixing_reaches_a_fixed_point_in_one_round() {
 fn a_file_changed_since_it_was_read_is_not_clobbered() {
     let dir = tempfile::tempdir().unwrap();
     copy_fixture(dir.path());
-    let (fixes, _) = plan_fixes(dir.path(), &Config::builtin(), &FixOptions::default()).unwrap();
+    let (fixes, _) = plan_fixes(
+        dir.path(),
+        &Config::builtin(),
+        &mindnet_lint::LintConfig::builtin(),
+        &FixOptions::default(),
+    )
+    .unwrap();
     let f = fixes
         .iter()
         .find(|f| f.path == "Erfahrungen/Umzug.md")

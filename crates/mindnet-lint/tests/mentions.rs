@@ -73,7 +73,13 @@ fn unlinked_mentions_are_recommended_and_linked_by_the_fix() {
         link_mentions: true,
         ..Default::default()
     };
-    let (fixes, _) = plan_fixes(dir.path(), &Config::builtin(), &opts).unwrap();
+    let (fixes, _) = plan_fixes(
+        dir.path(),
+        &Config::builtin(),
+        &LintConfig::builtin(),
+        &opts,
+    )
+    .unwrap();
     for f in &fixes {
         write_fix(dir.path(), f).unwrap();
     }
@@ -94,7 +100,13 @@ fn unlinked_mentions_are_recommended_and_linked_by_the_fix() {
         "{gutachten}"
     );
     assert!(mentions(dir.path()).is_empty());
-    let (again, _) = plan_fixes(dir.path(), &Config::builtin(), &opts).unwrap();
+    let (again, _) = plan_fixes(
+        dir.path(),
+        &Config::builtin(),
+        &LintConfig::builtin(),
+        &opts,
+    )
+    .unwrap();
     assert!(again.is_empty(), "a fixed point after one round");
 }
 
