@@ -534,14 +534,25 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
                         ),
                     )
                     .then(evidence.describe())
-                    .then(Msg::new(
-                        format!(
-                            ". `{target}` ist {n}× verlinkt, `{main}` {m}×; behalten: `{main}`, die häufigere Schreibweise"
-                        ),
-                        format!(
-                            ". `{target}` is linked {n}×, `{main}` {m}×; keep `{main}`, the spelling used more"
-                        ),
-                    )),
+                    .then(if n < m {
+                        Msg::new(
+                            format!(
+                                ". `{target}` ist {n}× verlinkt, `{main}` {m}×; behalten: `{main}`, die häufigere Schreibweise"
+                            ),
+                            format!(
+                                ". `{target}` is linked {n}×, `{main}` {m}×; keep `{main}`, the spelling used more"
+                            ),
+                        )
+                    } else {
+                        Msg::new(
+                            format!(
+                                ". Beide sind {n}× verlinkt; behalten: `{main}`, die erste nach dem Alphabet"
+                            ),
+                            format!(
+                                ". Both are linked {n}×; keep `{main}`, the first in alphabetical order"
+                            ),
+                        )
+                    }),
                 ),
             );
         }

@@ -351,6 +351,14 @@ fn a_missing_target_is_one_recommendation_listing_the_notes_that_link_to_it() {
         "{}",
         split[0].message
     );
+    // Both spellings with their link counts, and the one to keep.
+    assert!(
+        split[0]
+            .message
+            .contains("`espresso` ist 1× verlinkt, `Espresso` 3×; behalten: `Espresso`"),
+        "{}",
+        split[0].message
+    );
     assert!(
         report
             .findings
