@@ -317,6 +317,15 @@ pub struct PlantedLink {
     pub variant: &'static str,
 }
 
+/// The capitalised words of the generator's vocabulary.
+fn nouns() -> Vec<&'static str> {
+    WORDS
+        .iter()
+        .copied()
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .collect()
+}
+
 /// Links to notes nobody wrote yet, `share` of the distinct link targets of
 /// a vault of `notes` notes (about one in ten in the real vaults measured):
 /// notes in `offen/`, each linking three names that look like the names of
@@ -324,11 +333,7 @@ pub struct PlantedLink {
 /// how many names are missing.
 pub fn plant_missing(dir: &Path, notes: usize, share: f64, seed: u64) -> std::io::Result<usize> {
     let mut rng = Rng::new(seed ^ 0x0ffe);
-    let nouns: Vec<&str> = WORDS
-        .iter()
-        .copied()
-        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
-        .collect();
+    let nouns = nouns();
     let share = share.clamp(0.0, 0.9);
     let missing = (notes as f64 * share / (1.0 - share)).round() as usize;
     std::fs::create_dir_all(dir.join("offen"))?;
@@ -355,11 +360,7 @@ pub fn plant_missing(dir: &Path, notes: usize, share: f64, seed: u64) -> std::io
 /// word), which is a missing note and no misspelling.
 pub fn plant_spellings(dir: &Path, count: usize, seed: u64) -> std::io::Result<Vec<PlantedLink>> {
     let mut rng = Rng::new(seed ^ 0x5eed);
-    let nouns: Vec<&str> = WORDS
-        .iter()
-        .copied()
-        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
-        .collect();
+    let nouns = nouns();
     std::fs::create_dir_all(dir.join("namen"))?;
     std::fs::create_dir_all(dir.join("verweise"))?;
     let mut out = Vec::new();
