@@ -11,7 +11,7 @@
 //! alone, as before.
 
 use crate::names::words;
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
@@ -75,14 +75,14 @@ impl Lexicon {
 #[derive(Debug, Default)]
 pub(crate) struct RealWords {
     paths: Vec<PathBuf>,
-    loaded: OnceCell<Option<Lexicon>>,
+    loaded: OnceLock<Option<Lexicon>>,
 }
 
 impl RealWords {
     pub fn new(paths: Vec<PathBuf>) -> Self {
         RealWords {
             paths,
-            loaded: OnceCell::new(),
+            loaded: OnceLock::new(),
         }
     }
 
@@ -91,7 +91,7 @@ impl RealWords {
     pub fn given(lexicon: Lexicon) -> Self {
         RealWords {
             paths: Vec::new(),
-            loaded: OnceCell::from(Some(lexicon)),
+            loaded: OnceLock::from(Some(lexicon)),
         }
     }
 

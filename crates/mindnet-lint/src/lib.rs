@@ -145,12 +145,10 @@ impl Lang {
 /// The language most of the notes are written in, by their function words
 /// (a few hundred words of each note suffice).
 fn detect_lang(notes: &[Note]) -> Lang {
-    let (mut de, mut en) = (0usize, 0usize);
-    for n in notes {
-        let (d, e) = mindnet_ingest::names::lang_votes(&n.text);
-        de += d;
-        en += e;
-    }
+    let (de, en) = notes
+        .par_iter()
+        .map(|n| mindnet_ingest::names::lang_votes(&n.text))
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     if en > de { Lang::En } else { Lang::De }
 }
 

@@ -8,6 +8,7 @@
 
 use crate::{Finding, Lang, LinkRef, Msg, Vault};
 use mindnet_ingest::mentions::MentionIndex;
+use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -62,39 +63,47 @@ pub(crate) fn unlinked(vault: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Unlinked
         .iter()
         .filter_map(|l| l.target.map(|t| (l.note, t)))
         .collect();
-    let mut out = Vec::new();
-    for (i, n) in vault.notes.iter().enumerate() {
-        // As the import reads it: the note's `lang:`, else its words.
-        let lang = match n.lang {
-            Some(Lang::De) => "de",
-            Some(Lang::En) => "en",
-            None => mindnet_ingest::names::detect_lang(&n.text).unwrap_or(match vault.lang {
-                Lang::De => "de",
-                Lang::En => "en",
-            }),
-        };
-        let mut seen = HashSet::new();
-        for m in index.find(&n.text, &n.parsed.prose, rules, lang) {
-            if m.note == i || linked.contains(&(i, m.note)) || !seen.insert(m.note) {
-                continue;
+    // Notes are matched in parallel, as the import does; the order of the
+    // result is the notes' order all the same.
+    let per_note: Vec<Vec<Unlinked>> = vault
+        .notes
+        .par_iter()
+        .enumerate()
+        .map(|(i, n)| {
+            // As the import reads it: the note's `lang:`, else its words.
+            let lang = match n.lang {
+                Some(Lang::De) => "de",
+                Some(Lang::En) => "en",
+                None => mindnet_ingest::names::detect_lang(&n.text).unwrap_or(match vault.lang {
+                    Lang::De => "de",
+                    Lang::En => "en",
+                }),
+            };
+            let mut seen = HashSet::new();
+            let mut out = Vec::new();
+            for m in index.find(&n.text, &n.parsed.prose, rules, lang) {
+                if m.note == i || linked.contains(&(i, m.note)) || !seen.insert(m.note) {
+                    continue;
+                }
+                // The link takes the ending the matcher allowed ("Webers",
+                // "Atlas's"), so the word stays whole; a hyphen ends it.
+                let rest = &n.text[m.range.end..];
+                let ending: usize = rest
+                    .char_indices()
+                    .find(|&(_, c)| !(c.is_alphabetic() || c == '\'' || c == '’'))
+                    .map_or(rest.len(), |(i, _)| i);
+                let range = m.range.start..m.range.end + ending;
+                out.push(Unlinked {
+                    note: i,
+                    target: m.note,
+                    text: n.text[range.clone()].to_string(),
+                    range,
+                });
             }
-            // The link takes the ending the matcher allowed ("Webers",
-            // "Atlas's"), so the word stays whole; a hyphen ends it.
-            let rest = &n.text[m.range.end..];
-            let ending: usize = rest
-                .char_indices()
-                .find(|&(_, c)| !(c.is_alphabetic() || c == '\'' || c == '’'))
-                .map_or(rest.len(), |(i, _)| i);
-            let range = m.range.start..m.range.end + ending;
-            out.push(Unlinked {
-                note: i,
-                target: m.note,
-                text: n.text[range.clone()].to_string(),
-                range,
-            });
-        }
-    }
-    out
+            out
+        })
+        .collect();
+    per_note.into_iter().flatten().collect()
 }
 
 pub(crate) fn check(vault: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {

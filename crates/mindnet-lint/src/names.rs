@@ -32,7 +32,12 @@ const MEANINGFUL: [char; 3] = ['+', '#', '*'];
 /// break; but a meaningful sign touching a word, and a hyphen that ends the
 /// name (`C-`), stay in it.
 pub(crate) fn words(name: &str) -> Vec<String> {
-    let chars: Vec<char> = name.nfc().flat_map(char::to_lowercase).collect();
+    // ASCII is its own normal form; composing it costs more than the rest.
+    let chars: Vec<char> = if name.is_ascii() {
+        name.chars().map(|c| c.to_ascii_lowercase()).collect()
+    } else {
+        name.nfc().flat_map(char::to_lowercase).collect()
+    };
     let emphasis = chars.iter().filter(|c| **c == '*').count() > 1;
     let mut out = Vec::new();
     let mut w = String::new();
@@ -279,10 +284,12 @@ pub(crate) struct NameIndex<'v> {
     real: &'v RealWords,
 }
 
-/// A name and the note it belongs to.
+/// A name and the note it belongs to; in the near index, with the word it
+/// is filed under.
 struct Named {
     name: String,
     note: usize,
+    word: String,
 }
 
 /// A name's words with the one at `slot` replaced by its first letter, and
@@ -344,12 +351,14 @@ impl<'v> NameIndex<'v> {
                 .push(Named {
                     name: name.clone(),
                     note,
+                    word: word.clone(),
                 });
         }
-        self.exact
-            .entry(key)
-            .or_default()
-            .push(Named { name, note });
+        self.exact.entry(key).or_default().push(Named {
+            name,
+            note,
+            word: String::new(),
+        });
     }
 
     /// The note a (missing) link target probably means: the name it
@@ -358,8 +367,13 @@ impl<'v> NameIndex<'v> {
     pub fn similar(&self, target: &str) -> Option<Similar> {
         let lang = self.lang;
         let mut found: Vec<Similar> = Vec::new();
-        let consider = |candidates: Option<&Vec<Named>>, found: &mut Vec<_>| {
+        // `near`: the target's word where the candidates differ; a cheap
+        // test of the two words comes before the whole comparison.
+        let consider = |candidates: Option<&Vec<Named>>, near: Option<&str>, found: &mut Vec<_>| {
             for n in candidates.into_iter().flatten() {
+                if near.is_some_and(|x| !may_be_near(x, &n.word, lang)) {
+                    continue;
+                }
                 if let Some(evidence) = same_name(target, &n.name, lang, self.real) {
                     found.push(Similar {
                         name: n.name.clone(),
@@ -369,13 +383,14 @@ impl<'v> NameIndex<'v> {
                 }
             }
         };
-        consider(self.exact.get(&normalize(target, lang)), &mut found);
+        consider(self.exact.get(&normalize(target, lang)), None, &mut found);
         if found.is_empty() {
             let w = words(target);
             for (slot, word) in w.iter().enumerate() {
                 let len = word.chars().count();
                 for other in len.saturating_sub(NEAR_LENGTHS)..=len + NEAR_LENGTHS {
-                    consider(self.near.get(&NearKey::new(&w, slot, other)), &mut found);
+                    let bucket = self.near.get(&NearKey::new(&w, slot, other));
+                    consider(bucket, Some(word), &mut found);
                 }
             }
         }
@@ -383,6 +398,14 @@ impl<'v> NameIndex<'v> {
         found.dedup_by(|a, b| a.name == b.name && a.note == b.note);
         found.into_iter().next()
     }
+}
+
+/// Whether two words can be one word off in `same_name`: one is the other
+/// with a plural ending, or their singulars are two edits apart at most.
+fn may_be_near(x: &str, y: &str, lang: Lang) -> bool {
+    let (long, short) = if x.len() >= y.len() { (x, y) } else { (y, x) };
+    long.starts_with(short) && long.len() - short.len() <= 2
+        || distance(singular(x, lang), singular(y, lang), 2) <= 2
 }
 
 /// The note a misspelt link target means.
