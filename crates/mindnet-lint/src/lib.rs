@@ -146,16 +146,36 @@ impl Lang {
 /// (a few hundred words of each note suffice).
 fn detect_lang(notes: &[Note]) -> Lang {
     let (de, en) = notes
-        .par_iter()
-        .map(|n| mindnet_ingest::names::lang_votes(&n.text))
-        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        .iter()
+        .fold((0, 0), |(de, en), n| (de + n.votes.de, en + n.votes.en));
     if en > de { Lang::En } else { Lang::De }
+}
+
+/// German and English function words in a note's first words.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Votes {
+    pub de: usize,
+    pub en: usize,
+}
+
+impl Votes {
+    /// The language the words tell, if they tell one.
+    pub fn lang(self) -> Option<Lang> {
+        match self.de.cmp(&self.en) {
+            std::cmp::Ordering::Greater => Some(Lang::De),
+            std::cmp::Ordering::Less => Some(Lang::En),
+            std::cmp::Ordering::Equal => None,
+        }
+    }
 }
 
 /// One parsed note and what the checks need of it.
 pub(crate) struct Note {
     /// Its `lang:`, else the vault's: the language of its findings.
     pub lang: Option<Lang>,
+    /// Its function words, counted once when read (the vault's language
+    /// and the mention matcher's both come from them).
+    pub votes: Votes,
     pub path: String,
     pub title: String,
     pub note_type: String,
@@ -258,8 +278,10 @@ fn load_notes(
             let (note_type, _) = config
                 .registry
                 .resolve_type(fm.note_type.as_deref(), &f.rel_path);
+            let (de, en) = mindnet_ingest::names::lang_votes(&src.text);
             Ok(Note {
                 lang: fm.lang.as_deref().and_then(Lang::from_tag),
+                votes: Votes { de, en },
                 path: f.rel_path.clone(),
                 title,
                 note_type,

@@ -71,13 +71,9 @@ pub(crate) fn unlinked(vault: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Unlinked
         .enumerate()
         .map(|(i, n)| {
             // As the import reads it: the note's `lang:`, else its words.
-            let lang = match n.lang {
-                Some(Lang::De) => "de",
-                Some(Lang::En) => "en",
-                None => mindnet_ingest::names::detect_lang(&n.text).unwrap_or(match vault.lang {
-                    Lang::De => "de",
-                    Lang::En => "en",
-                }),
+            let lang = match n.lang.or(n.votes.lang()).unwrap_or(vault.lang) {
+                Lang::De => "de",
+                Lang::En => "en",
             };
             let mut seen = HashSet::new();
             let mut out = Vec::new();
