@@ -10,7 +10,7 @@
 //! vault without one pays nothing; without a list, edit distance decides
 //! alone, as before.
 
-use crate::names::words;
+use crate::names::{push_letter, words};
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -90,13 +90,8 @@ fn fold(entry: &str) -> Option<String> {
     }
     let mut w = String::with_capacity(entry.len() + 2);
     for c in entry.chars().flat_map(char::to_lowercase) {
-        match c {
-            'ä' => w.push_str("ae"),
-            'ö' => w.push_str("oe"),
-            'ü' => w.push_str("ue"),
-            'ß' => w.push_str("ss"),
-            c if c.is_alphanumeric() => w.push(c),
-            _ => return None,
+        if !push_letter(&mut w, c) {
+            return None;
         }
     }
     (!w.is_empty()).then_some(w)

@@ -42,13 +42,11 @@ pub(crate) fn words(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut w = String::new();
     for (i, &c) in chars.iter().enumerate() {
+        if push_letter(&mut w, c) {
+            continue;
+        }
         let next_is_word = chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
         match c {
-            'ä' => w.push_str("ae"),
-            'ö' => w.push_str("oe"),
-            'ü' => w.push_str("ue"),
-            'ß' => w.push_str("ss"),
-            c if c.is_alphanumeric() => w.push(c),
             c if MEANINGFUL.contains(&c)
                 && !(c == '*' && emphasis)
                 && (!w.is_empty() || next_is_word) =>
@@ -64,6 +62,20 @@ pub(crate) fn words(name: &str) -> Vec<String> {
         out.push(w);
     }
     out
+}
+
+/// Appends a lower-case letter or digit to a word, umlauts and `ß` folded
+/// (`ä` as `ae`); false for any other character.
+pub(crate) fn push_letter(w: &mut String, c: char) -> bool {
+    match c {
+        'ä' => w.push_str("ae"),
+        'ö' => w.push_str("oe"),
+        'ü' => w.push_str("ue"),
+        'ß' => w.push_str("ss"),
+        c if c.is_alphanumeric() => w.push(c),
+        _ => return false,
+    }
+    true
 }
 
 /// Plural endings, longest first, by language.
