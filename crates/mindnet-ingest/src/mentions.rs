@@ -79,6 +79,8 @@ pub struct MentionIndex {
     automaton: Option<AhoCorasick>,
     /// Per pattern: the note and the spellings it stands for.
     patterns: Vec<(usize, Vec<Spelling>)>,
+    /// The rules' function words, lower case (built once, not per note).
+    function: HashSet<String>,
 }
 
 /// Lower case with a map back to the original byte offsets (lower-casing
@@ -155,8 +157,11 @@ impl MentionIndex {
         }
         let automaton = (!keys.is_empty())
             .then(|| {
+                // The keys are lower case; an ASCII piece of prose is searched
+                // as written, so it need not be lower-cased and mapped back.
                 AhoCorasick::builder()
                     .match_kind(MatchKind::LeftmostLongest)
+                    .ascii_case_insensitive(true)
                     .build(&keys)
                     .ok()
             })
@@ -164,6 +169,7 @@ impl MentionIndex {
         MentionIndex {
             automaton,
             patterns,
+            function,
         }
     }
 
@@ -180,11 +186,7 @@ impl MentionIndex {
             .filter(|s| !plurals.contains(s))
             .cloned()
             .collect();
-        let function: HashSet<String> = rules
-            .function_words
-            .iter()
-            .map(|w| w.to_lowercase())
-            .collect();
+        let function = &self.function;
         let english = lang.starts_with("en");
         let mut mid: Option<HashSet<String>> = None;
         let mut out = Vec::new();
@@ -193,9 +195,15 @@ impl MentionIndex {
             let Some(piece) = text.get(p.range.clone()) else {
                 continue;
             };
-            let (low, at) = lowered(piece);
-            for m in ac.find_iter(&low) {
-                let (start, end) = (at[m.start()], at[m.end()]);
+            let lowered_piece = (!piece.is_ascii()).then(|| lowered(piece));
+            let low = lowered_piece
+                .as_ref()
+                .map_or(piece, |(low, _)| low.as_str());
+            for m in ac.find_iter(low) {
+                let (start, end) = match &lowered_piece {
+                    Some((_, at)) => (at[m.start()], at[m.end()]),
+                    None => (m.start(), m.end()),
+                };
                 let found = &piece[start..end];
                 if in_url(piece, start) {
                     continue;
@@ -231,7 +239,7 @@ impl MentionIndex {
                     if !english {
                         return true;
                     }
-                    if in_longer_name(piece, start, end, &function, &rules.connectors) {
+                    if in_longer_name(piece, start, end, function, &rules.connectors) {
                         return false;
                     }
                     // A note that writes the word in lower case too uses it
