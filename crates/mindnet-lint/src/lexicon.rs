@@ -3,7 +3,7 @@
 //! `/usr/share/dict`; `word_lists` in `config/lint.yaml`).
 //!
 //! Two spellings one or two letters apart are a misspelling only if they
-//! are not both real words: `Embryo` and `Embargo`, `Stele` and `Stelle`
+//! are not both real words: `Embryo` and `Embargo`, `Körbchen` and `Körnchen`
 //! are two words, `Gewohnhieten` is a slip of `Gewohnheiten`. On real
 //! vaults, half of the split spellings found by edit distance alone were
 //! two real words. A list is read only when such a pair turns up, so a
