@@ -500,10 +500,12 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
 
     // Notes still to be written: one finding per name, at its first link.
     for group in truly_missing.values() {
-        let mut spellings: BTreeMap<&str, usize> = BTreeMap::new();
-        for l in group {
-            *spellings.entry(l.link.parts.target.as_str()).or_default() += 1;
-        }
+        // Every link of a spelling is in its group, so `uses` counts them.
+        let spellings: BTreeMap<&str, usize> = group
+            .iter()
+            .map(|l| l.link.parts.target.as_str())
+            .map(|t| (t, uses[t]))
+            .collect();
         // The most used spelling is taken as meant.
         let (main, _) = spellings
             .iter()
@@ -554,7 +556,7 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
                 continue;
             }
             let evidence = same_name(target, main, v.lang, &v.real).unwrap_or(Evidence::Separators);
-            let (n, m) = (spellings[target], spellings[main]);
+            let (n, m) = (uses[target], uses[main]);
             out.push(
                 v.finding(
                     l.note,

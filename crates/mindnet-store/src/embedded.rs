@@ -570,10 +570,6 @@ impl Store for EmbeddedStore {
         Ok(v)
     }
 
-    fn edges_of(&self, note_id: &str) -> Result<Vec<Edge>, StoreError> {
-        self.edges_where(note_filter(note_id))
-    }
-
     fn edges_of_notes(
         &self,
         note_ids: &[String],

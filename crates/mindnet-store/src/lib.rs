@@ -273,7 +273,9 @@ pub trait Store: Send + Sync {
     fn counts(&self) -> Result<Counts, StoreError>;
     fn chunks_of(&self, note_id: &str) -> Result<Vec<Chunk>, StoreError>;
     /// The edges a note owns, sorted by edge id.
-    fn edges_of(&self, note_id: &str) -> Result<Vec<Edge>, StoreError>;
+    fn edges_of(&self, note_id: &str) -> Result<Vec<Edge>, StoreError> {
+        self.edges_of_notes(&[note_id.to_string()], &[])
+    }
     /// The edges these notes own, but none of the `left_out` kinds, sorted
     /// by edge id.
     fn edges_of_notes(

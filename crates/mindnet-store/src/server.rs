@@ -663,10 +663,6 @@ impl Store for ServerStore {
         Ok(v)
     }
 
-    fn edges_of(&self, note_id: &str) -> Result<Vec<Edge>, StoreError> {
-        self.edges_where(must(vec![match_value("note_id", json!(note_id))]))
-    }
-
     fn edges_of_notes(
         &self,
         note_ids: &[String],
