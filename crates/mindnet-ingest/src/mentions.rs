@@ -157,8 +157,8 @@ impl MentionIndex {
         }
         let automaton = (!keys.is_empty())
             .then(|| {
-                // The keys are lower case; an ASCII piece of prose is searched
-                // as written, so it need not be lower-cased and mapped back.
+                // The keys are lower case; prose whose only capitals are
+                // ASCII is searched as written (see `folds_beyond_ascii`).
                 AhoCorasick::builder()
                     .match_kind(MatchKind::LeftmostLongest)
                     .ascii_case_insensitive(true)
@@ -195,7 +195,7 @@ impl MentionIndex {
             let Some(piece) = text.get(p.range.clone()) else {
                 continue;
             };
-            let lowered_piece = (!piece.is_ascii()).then(|| lowered(piece));
+            let lowered_piece = folds_beyond_ascii(piece).then(|| lowered(piece));
             let low = lowered_piece
                 .as_ref()
                 .map_or(piece, |(low, _)| low.as_str());
@@ -266,6 +266,16 @@ impl MentionIndex {
         }
         out
     }
+}
+
+/// Whether lower-casing changes a character the automaton cannot fold
+/// itself (it folds ASCII): "Übung" must be lowered and mapped back,
+/// "Veränderung" is searched as written, which is most prose.
+fn folds_beyond_ascii(piece: &str) -> bool {
+    !piece.is_ascii()
+        && piece
+            .chars()
+            .any(|c| !c.is_ascii() && c.to_lowercase().ne(std::iter::once(c)))
 }
 
 /// Whether the word at `start..end` stands next to another capitalised
@@ -513,6 +523,30 @@ mod tests {
         for lang in ["en", "de"] {
             let f = found(&notes, text, lang);
             assert!(f.iter().any(|(t, _)| t == "Córdoba"), "{lang}: {f:?}");
+        }
+    }
+
+    /// Prose with non-ASCII letters is searched as written unless one of
+    /// them is a capital: both ways find the same names at the same places.
+    #[test]
+    fn umlauts_as_written_and_lowered() {
+        let notes = vec![
+            entry("Übung.md", "Übung", &[]),
+            entry("Veränderung.md", "Veränderung", &[]),
+            entry("Größe.md", "große Frage", &[]),
+        ];
+        for (text, want) in [
+            ("Die Veränderung, die große Frage.", 2),
+            ("Die Übung, die Veränderung, die GROSSE Frage.", 2),
+            ("Die Übung, die Veränderung, die Große Frage.", 3),
+        ] {
+            let f = found(&notes, text, "de");
+            assert_eq!(f.len(), want, "{text}: {f:?}");
+            let p = parse(text);
+            let idx = MentionIndex::new(&notes, EdgeVocabulary::builtin().names());
+            for m in idx.find(text, &p.prose, EdgeVocabulary::builtin().names(), "de") {
+                assert_eq!(text[m.range.clone()], m.text, "{text}");
+            }
         }
     }
 

@@ -248,16 +248,29 @@ pub fn mid_sentence_capitals(text: &str, prose: &[Prose]) -> HashSet<String> {
 /// words; `None` when neither leads. The lint's messages and the mention
 /// endings of a note without `lang:` both go by it.
 pub fn detect_lang(text: &str) -> Option<&'static str> {
-    let (de, en) = lang_votes(text);
-    match de.cmp(&en) {
-        std::cmp::Ordering::Greater => Some("de"),
-        std::cmp::Ordering::Less => Some("en"),
-        std::cmp::Ordering::Equal => None,
+    lang_votes(text).lead()
+}
+
+/// German and English function words among a note's first 400 words.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LangVotes {
+    pub de: usize,
+    pub en: usize,
+}
+
+impl LangVotes {
+    /// The language the words tell (`de` or `en`), if they tell one.
+    pub fn lead(self) -> Option<&'static str> {
+        match self.de.cmp(&self.en) {
+            std::cmp::Ordering::Greater => Some("de"),
+            std::cmp::Ordering::Less => Some("en"),
+            std::cmp::Ordering::Equal => None,
+        }
     }
 }
 
-/// German and English function words among the first 400 words.
-pub fn lang_votes(text: &str) -> (usize, usize) {
+/// Counts the function words of each language among the first 400 words.
+pub fn lang_votes(text: &str) -> LangVotes {
     const DE: [&str; 16] = [
         "der", "die", "das", "und", "ist", "nicht", "ich", "mit", "ein", "eine", "zu", "auf",
         "für", "sich", "dem", "den",
@@ -266,7 +279,7 @@ pub fn lang_votes(text: &str) -> (usize, usize) {
         "the", "and", "is", "of", "to", "in", "that", "it", "with", "for", "this", "are", "on",
         "as", "be", "was",
     ];
-    let (mut de, mut en) = (0usize, 0usize);
+    let mut votes = LangVotes::default();
     // URLs and acronyms vote for neither: "csail.mit.edu" and "MIT" are
     // no German "mit".
     let words = text
@@ -274,12 +287,16 @@ pub fn lang_votes(text: &str) -> (usize, usize) {
         .filter(|t| !t.contains("://") && !t.starts_with("www."))
         .flat_map(|t| t.split(|c: char| !c.is_alphabetic()))
         .filter(|w| !w.chars().skip(1).any(char::is_uppercase));
+    // Only a word's first letter may be a capital here, and the lists'
+    // one non-ASCII letter (the ü of "für") is never first: comparing
+    // without ASCII case is exact, and copies no word (this runs on every
+    // note of every lint and import).
+    let is = |list: &[&str], w: &str| list.iter().any(|f| f.eq_ignore_ascii_case(w));
     for w in words.take(400) {
-        let w = w.to_lowercase();
-        de += usize::from(DE.contains(&w.as_str()));
-        en += usize::from(EN.contains(&w.as_str()));
+        votes.de += usize::from(is(&DE, w));
+        votes.en += usize::from(is(&EN, w));
     }
-    (de, en)
+    votes
 }
 
 /// The capitalised words that follow a determiner, with at most two

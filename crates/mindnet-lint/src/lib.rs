@@ -25,6 +25,7 @@ pub use config::{LintConfig, RULES};
 pub use fix::{FileFix, FixError, FixOptions, plan_fixes, unified_diff, write_fix};
 
 use mindnet_core::{Status, Warning};
+use mindnet_ingest::names::LangVotes;
 use mindnet_ingest::parse::{ParsedNote, parse};
 use mindnet_ingest::resolve::{NoteEntry, Resolution, Resolver};
 use mindnet_ingest::scan::scan_vault;
@@ -151,31 +152,13 @@ fn detect_lang(notes: &[Note]) -> Lang {
     if en > de { Lang::En } else { Lang::De }
 }
 
-/// German and English function words in a note's first words.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Votes {
-    pub de: usize,
-    pub en: usize,
-}
-
-impl Votes {
-    /// The language the words tell, if they tell one.
-    pub fn lang(self) -> Option<Lang> {
-        match self.de.cmp(&self.en) {
-            std::cmp::Ordering::Greater => Some(Lang::De),
-            std::cmp::Ordering::Less => Some(Lang::En),
-            std::cmp::Ordering::Equal => None,
-        }
-    }
-}
-
 /// One parsed note and what the checks need of it.
 pub(crate) struct Note {
     /// Its `lang:`, else the vault's: the language of its findings.
     pub lang: Option<Lang>,
     /// Its function words, counted once when read (the vault's language
     /// and the mention matcher's both come from them).
-    pub votes: Votes,
+    pub votes: LangVotes,
     pub path: String,
     pub title: String,
     pub note_type: String,
@@ -278,10 +261,9 @@ fn load_notes(
             let (note_type, _) = config
                 .registry
                 .resolve_type(fm.note_type.as_deref(), &f.rel_path);
-            let (de, en) = mindnet_ingest::names::lang_votes(&src.text);
             Ok(Note {
                 lang: fm.lang.as_deref().and_then(Lang::from_tag),
-                votes: Votes { de, en },
+                votes: mindnet_ingest::names::lang_votes(&src.text),
                 path: f.rel_path.clone(),
                 title,
                 note_type,
@@ -326,30 +308,39 @@ pub(crate) fn entries(vault: &Vault<'_>) -> Vec<NoteEntry> {
         .collect()
 }
 
-/// Every link of every note, resolved as the importer resolves it.
+/// Every link of every note, resolved as the importer resolves it, in
+/// note order (the notes are resolved in parallel).
 fn resolve_links<'a>(vault: &'a Vault<'_>) -> Vec<LinkRef<'a>> {
     let resolver = Resolver::new(entries(vault));
-    let mut out = Vec::new();
-    for (i, n) in vault.notes.iter().enumerate() {
-        for l in &n.parsed.links {
-            let (target, outside) = if l.parts.target.is_empty() {
-                (Some(i), false)
-            } else {
-                match resolver.resolve(&l.parts.target, &n.path) {
-                    Resolution::Note(j) => (Some(j), false),
-                    Resolution::Unresolved => (None, false),
-                    Resolution::OutsideVault => (None, true),
-                }
-            };
-            out.push(LinkRef {
-                note: i,
-                link: l,
-                target,
-                outside,
-            });
-        }
-    }
-    out
+    let per_note: Vec<Vec<LinkRef<'a>>> = vault
+        .notes
+        .par_iter()
+        .enumerate()
+        .map(|(i, n)| {
+            n.parsed
+                .links
+                .iter()
+                .map(|l| {
+                    let (target, outside) = if l.parts.target.is_empty() {
+                        (Some(i), false)
+                    } else {
+                        match resolver.resolve(&l.parts.target, &n.path) {
+                            Resolution::Note(j) => (Some(j), false),
+                            Resolution::Unresolved => (None, false),
+                            Resolution::OutsideVault => (None, true),
+                        }
+                    };
+                    LinkRef {
+                        note: i,
+                        link: l,
+                        target,
+                        outside,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    per_note.into_iter().flatten().collect()
 }
 
 pub fn lint_vault(
@@ -375,12 +366,28 @@ pub fn lint_vault(
     };
     let links = resolve_links(&vault);
 
-    let mut findings = links::check(&vault, &links);
-    findings.extend(names::check(&vault, &links));
-    if lint.severity(mentions::RULE).is_some() {
-        findings.extend(mentions::check(&vault, &links));
-    }
-    findings.extend(chains::check(&vault, &links));
+    // The checks are independent: each one's serial part runs beside the
+    // others' parallel parts.
+    let ((mut findings, spelling), (mentioned, chained)) = rayon::join(
+        || {
+            rayon::join(
+                || links::check(&vault, &links),
+                || names::check(&vault, &links),
+            )
+        },
+        || {
+            rayon::join(
+                || {
+                    lint.severity(mentions::RULE)
+                        .map_or_else(Vec::new, |_| mentions::check(&vault, &links))
+                },
+                || chains::check(&vault, &links),
+            )
+        },
+    );
+    findings.extend(spelling);
+    findings.extend(mentioned);
+    findings.extend(chained);
 
     // Severities from the config; rules switched off globally or per note.
     let ignored: std::collections::HashMap<&str, &[String]> = vault

@@ -71,7 +71,11 @@ pub(crate) fn unlinked(vault: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Unlinked
         .enumerate()
         .map(|(i, n)| {
             // As the import reads it: the note's `lang:`, else its words.
-            let lang = match n.lang.or(n.votes.lang()).unwrap_or(vault.lang) {
+            let lang = match n
+                .lang
+                .or(n.votes.lead().and_then(Lang::from_tag))
+                .unwrap_or(vault.lang)
+            {
                 Lang::De => "de",
                 Lang::En => "en",
             };
