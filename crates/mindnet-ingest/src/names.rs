@@ -280,21 +280,47 @@ pub fn lang_votes(text: &str) -> LangVotes {
         "as", "be", "was",
     ];
     let mut votes = LangVotes::default();
-    // URLs and acronyms vote for neither: "csail.mit.edu" and "MIT" are
-    // no German "mit".
-    let words = text
-        .split_whitespace()
-        .filter(|t| !t.contains("://") && !t.starts_with("www."))
-        .flat_map(|t| t.split(|c: char| !c.is_alphabetic()))
-        .filter(|w| !w.chars().skip(1).any(char::is_uppercase));
     // Only a word's first letter may be a capital here, and the lists'
     // one non-ASCII letter (the ü of "für") is never first: comparing
-    // without ASCII case is exact, and copies no word (this runs on every
-    // note of every lint and import).
+    // without ASCII case is exact.
     let is = |list: &[&str], w: &str| list.iter().any(|f| f.eq_ignore_ascii_case(w));
-    for w in words.take(400) {
-        votes.de += usize::from(is(&DE, w));
-        votes.en += usize::from(is(&EN, w));
+    let mut vote = |w: &str| {
+        if (2..=5).contains(&w.len()) {
+            votes.de += usize::from(is(&DE, w));
+            votes.en += usize::from(is(&EN, w));
+        }
+    };
+    // The words are the pieces of each whitespace-separated token between
+    // non-letters; a piece with a capital after its first letter (an
+    // acronym, "MIT") is no word. URLs vote for neither: "csail.mit.edu" is
+    // no German "mit". One pass over the characters, copying nothing: this
+    // runs on every note of every lint and import.
+    let mut left = 400usize;
+    'tokens: for token in text.split_whitespace() {
+        if token.starts_with("www.") || (token.contains(':') && token.contains("://")) {
+            continue;
+        }
+        let mut start = 0;
+        let mut first = true;
+        let mut inner_capital = false;
+        let end = std::iter::once((token.len(), ' '));
+        for (i, c) in token.char_indices().chain(end) {
+            if c.is_alphabetic() {
+                inner_capital |= !first && c.is_uppercase();
+                first = false;
+                continue;
+            }
+            if !inner_capital {
+                if left == 0 {
+                    break 'tokens;
+                }
+                left -= 1;
+                vote(&token[start..i]);
+            }
+            start = i + c.len_utf8();
+            first = true;
+            inner_capital = false;
+        }
     }
     votes
 }
@@ -512,5 +538,77 @@ mod tests {
         assert_eq!(detect_lang(quadcopter), Some("en"));
         assert_eq!(detect_lang("Ich war mit ihr dort."), Some("de"));
         assert_eq!(detect_lang("SI Unit: Lux"), None);
+    }
+
+    /// The one-pass count equals the plain reading of its rule: lower-cased
+    /// pieces between non-letters, the first 400, no acronyms, no URLs.
+    #[test]
+    fn language_votes_equal_the_plain_reading() {
+        fn plain(text: &str) -> LangVotes {
+            const DE: [&str; 16] = [
+                "der", "die", "das", "und", "ist", "nicht", "ich", "mit", "ein", "eine", "zu",
+                "auf", "für", "sich", "dem", "den",
+            ];
+            const EN: [&str; 16] = [
+                "the", "and", "is", "of", "to", "in", "that", "it", "with", "for", "this", "are",
+                "on", "as", "be", "was",
+            ];
+            let mut v = LangVotes::default();
+            let words = text
+                .split_whitespace()
+                .filter(|t| !t.contains("://") && !t.starts_with("www."))
+                .flat_map(|t| t.split(|c: char| !c.is_alphabetic()))
+                .filter(|w| !w.chars().skip(1).any(char::is_uppercase));
+            for w in words.take(400) {
+                let w = w.to_lowercase();
+                v.de += usize::from(DE.contains(&w.as_str()));
+                v.en += usize::from(EN.contains(&w.as_str()));
+            }
+            v
+        }
+        let pool = [
+            "Der",
+            "die",
+            "FÜR",
+            "Für",
+            "für",
+            "The",
+            "THE",
+            "tHe",
+            "and,",
+            "(mit",
+            "MIT",
+            "mit.",
+            "https://mit.edu/the",
+            "www.und.de",
+            "x:y",
+            "eine—",
+            "ist…",
+            "Übung",
+            "it's",
+            "be-in",
+            "“of”",
+            "İs",
+            "\u{a0}to",
+            "sich;;den",
+            "dEm",
+            "12",
+            "",
+            "was!",
+            "on/as",
+            "nicht",
+        ];
+        let mut seed = 7u64;
+        for len in [0, 1, 5, 50, 399, 400, 401, 1000] {
+            let mut text = String::new();
+            for _ in 0..len {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.push_str(pool[(seed >> 33) as usize % pool.len()]);
+                text.push(if seed & 1 == 0 { ' ' } else { '\n' });
+            }
+            assert_eq!(lang_votes(&text), plain(&text), "{len} words: {text}");
+        }
     }
 }
