@@ -313,7 +313,7 @@ pub fn lang_votes(text: &str) -> LangVotes {
             } else {
                 if !inner_capital {
                     left -= 1;
-                    vote(&mut votes, token[piece..i].as_bytes());
+                    vote(&mut votes, &token.as_bytes()[piece..i]);
                 }
                 piece = i + len;
                 first = true;
