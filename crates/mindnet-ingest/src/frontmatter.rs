@@ -102,7 +102,12 @@ pub fn split(text: &str) -> Split<'_> {
         });
         return out;
     }
-    match serde_yaml_ng::from_str::<Value>(yaml) {
+    // The flat blocks most notes have skip the YAML parser (`flat_yaml`).
+    let parsed = match crate::flat_yaml::read(yaml) {
+        Some(map) => Ok(Value::Mapping(map)),
+        None => serde_yaml_ng::from_str::<Value>(yaml),
+    };
+    match parsed {
         Ok(Value::Mapping(map)) => fill(&mut out.frontmatter, &map, &mut out.issues),
         Ok(Value::Null) => {}
         Ok(_) => out.issues.push(FrontmatterIssue {

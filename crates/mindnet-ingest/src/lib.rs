@@ -3,6 +3,7 @@
 
 pub mod chunk;
 pub mod derive;
+mod flat_yaml;
 pub mod frontmatter;
 pub mod lines;
 pub mod mentions;

@@ -275,66 +275,97 @@ impl LangVotes {
 /// non-letters; a piece with a capital after its first letter (an acronym,
 /// "MIT") is no word. URLs vote for neither: "csail.mit.edu" is no German
 /// "mit". This runs on every note of every lint and import, so it walks the
-/// bytes once and decodes only the non-ASCII characters.
+/// bytes once, classifies ASCII by a table and decodes only the rest.
 pub fn lang_votes(text: &str) -> LangVotes {
+    let bytes = text.as_bytes();
     let mut votes = LangVotes::default();
     let mut left = 400usize;
     let mut at = 0;
-    while at < text.len() && left > 0 {
-        let start = at;
-        while at < text.len() {
-            let (c, len) = char_at(text, at);
-            if c.is_whitespace() {
-                break;
-            }
+    while at < bytes.len() && left > 0 {
+        let (class, len) = class_at(text, at);
+        if class & SPACE != 0 {
             at += len;
-        }
-        let token = &text[start..at];
-        if let Some((c, len)) = (at < text.len()).then(|| char_at(text, at)) {
-            debug_assert!(c.is_whitespace());
-            at += len;
-        }
-        // A colon first: a substring search costs more to set up than a
-        // short token costs to scan.
-        let url = token.as_bytes().contains(&b':') && token.contains("://");
-        if token.is_empty() || url || token.starts_with("www.") {
             continue;
         }
-        let mut piece = 0;
+        // One token. Its pieces are tallied apart until the token is known
+        // to be no URL.
+        let start = at;
+        let mut tally = LangVotes::default();
+        let mut pieces = 0;
+        let mut url = bytes[at..].starts_with(b"www.");
+        let mut piece = at;
         let mut first = true;
         let mut inner_capital = false;
-        let mut i = 0;
-        while i <= token.len() && left > 0 {
-            let (c, len) = if i < token.len() {
-                char_at(token, i)
+        loop {
+            let (class, len) = if at < bytes.len() {
+                class_at(text, at)
             } else {
-                (' ', 1)
+                (SPACE, 0)
             };
-            if c.is_alphabetic() {
-                inner_capital |= !first && c.is_uppercase();
+            if class & LETTER != 0 {
+                inner_capital |= !first && class & CAPITAL != 0;
                 first = false;
-            } else {
-                if !inner_capital {
-                    left -= 1;
-                    vote(&mut votes, &token.as_bytes()[piece..i]);
-                }
-                piece = i + len;
-                first = true;
-                inner_capital = false;
+                at += len;
+                continue;
             }
-            i += len;
+            if !inner_capital && pieces < left {
+                pieces += 1;
+                vote(&mut tally, &bytes[piece..at]);
+            }
+            if class & SPACE != 0 {
+                break;
+            }
+            url |= bytes[at..].starts_with(b"://");
+            at += len;
+            piece = at;
+            first = true;
+            inner_capital = false;
+        }
+        debug_assert!(start < at);
+        if !url {
+            votes.de += tally.de;
+            votes.en += tally.en;
+            left -= pieces;
         }
     }
     votes
 }
 
-/// The character at a byte offset, decoded only when it is not ASCII.
-fn char_at(text: &str, at: usize) -> (char, usize) {
+const SPACE: u8 = 1;
+const LETTER: u8 = 2;
+const CAPITAL: u8 = 4;
+
+/// The ASCII characters' classes, as `char::is_whitespace`,
+/// `is_alphabetic` and `is_uppercase` give them.
+const ASCII_CLASS: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = match b as u8 {
+            b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r' => SPACE,
+            b'a'..=b'z' => LETTER,
+            b'A'..=b'Z' => LETTER | CAPITAL,
+            _ => 0,
+        };
+        b += 1;
+    }
+    table
+};
+
+/// The class and byte length of the character at a byte offset.
+fn class_at(text: &str, at: usize) -> (u8, usize) {
     match text.as_bytes()[at] {
-        b @ 0..0x80 => (char::from(b), 1),
+        b @ 0..0x80 => (ASCII_CLASS[usize::from(b)], 1),
         _ => {
             let c = text[at..].chars().next().unwrap_or(' ');
-            (c, c.len_utf8())
+            let class = if c.is_whitespace() {
+                SPACE
+            } else if c.is_alphabetic() {
+                LETTER | if c.is_uppercase() { CAPITAL } else { 0 }
+            } else {
+                0
+            };
+            (class, c.len_utf8())
         }
     }
 }
