@@ -353,6 +353,7 @@ const ASCII_CLASS: [u8; 128] = {
 };
 
 /// The class and byte length of the character at a byte offset.
+#[inline]
 fn class_at(text: &str, at: usize) -> (u8, usize) {
     match text.as_bytes()[at] {
         b @ 0..0x80 => (ASCII_CLASS[usize::from(b)], 1),
