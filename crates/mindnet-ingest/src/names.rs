@@ -352,23 +352,27 @@ const ASCII_CLASS: [u8; 128] = {
     table
 };
 
-/// The class and byte length of the character at a byte offset.
-#[inline]
+/// The class and byte length of the character at a byte offset: a table
+/// for ASCII, inlined into the loop; the rest decoded aside.
+#[inline(always)]
 fn class_at(text: &str, at: usize) -> (u8, usize) {
     match text.as_bytes()[at] {
         b @ 0..0x80 => (ASCII_CLASS[usize::from(b)], 1),
-        _ => {
-            let c = text[at..].chars().next().unwrap_or(' ');
-            let class = if c.is_whitespace() {
-                SPACE
-            } else if c.is_alphabetic() {
-                LETTER | if c.is_uppercase() { CAPITAL } else { 0 }
-            } else {
-                0
-            };
-            (class, c.len_utf8())
-        }
+        _ => wide_class_at(text, at),
     }
+}
+
+#[cold]
+fn wide_class_at(text: &str, at: usize) -> (u8, usize) {
+    let c = text[at..].chars().next().unwrap_or(' ');
+    let class = if c.is_whitespace() {
+        SPACE
+    } else if c.is_alphabetic() {
+        LETTER | if c.is_uppercase() { CAPITAL } else { 0 }
+    } else {
+        0
+    };
+    (class, c.len_utf8())
 }
 
 /// One word's vote. Only its first letter may be a capital, and the one
