@@ -36,6 +36,14 @@ pub enum BenchCommand {
         /// Approximate length of each text in estimated tokens.
         #[arg(long, default_value_t = 200)]
         tokens: usize,
+        /// Embed real text instead: the body of every note in this folder
+        /// (e.g. the German paragraphs of xquad-de), one text per note.
+        #[arg(long, value_name = "DIR")]
+        real: Option<PathBuf>,
+        /// e5-small only: embed the texts again with f32 products and
+        /// report the cosine of each vector to its f32 twin.
+        #[arg(long)]
+        against_f32: bool,
     },
     /// Generate a vault with planted causal chains of known ground truth and
     /// write their why questions (with `gold_chain`) for `mindnet eval`.
@@ -102,7 +110,9 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             model,
             texts,
             tokens,
-        } => embed(&model, texts, tokens),
+            real,
+            against_f32,
+        } => embed(&model, texts, tokens, real.as_deref(), against_f32),
         BenchCommand::Questions { vault, count, seed } => questions(&vault, count, seed),
         BenchCommand::Causal {
             notes,
@@ -199,26 +209,73 @@ fn status_mb(field: &str) -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-fn embed(model: &str, count: usize, tokens: usize) -> Result<ExitCode> {
+/// The bodies (past the frontmatter) of the Markdown notes in `dir`, by name.
+fn note_bodies(dir: &std::path::Path) -> Result<Vec<String>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            let split = mindnet_ingest::frontmatter::split(&text);
+            Ok(text[split.body_start..].trim().to_string())
+        })
+        .collect()
+}
+
+fn embed(
+    model: &str,
+    count: usize,
+    tokens: usize,
+    real: Option<&std::path::Path>,
+    against_f32: bool,
+) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     let embedder = mindnet_embed::open(model, &|m| eprintln!("{m}"))?;
     let load = started.elapsed().as_secs_f64();
-    let mut rng = vaultgen::Rng::new(7);
-    let texts: Vec<String> = (0..count)
-        .map(|_| {
-            let mut s = String::new();
-            while s.len() < tokens * 4 {
-                vaultgen::sentence(&mut rng, &mut s);
-            }
-            s
-        })
-        .collect();
+    let texts: Vec<String> = match real {
+        Some(dir) => note_bodies(dir)?,
+        None => {
+            let mut rng = vaultgen::Rng::new(7);
+            (0..count)
+                .map(|_| {
+                    let mut s = String::new();
+                    while s.len() < tokens * 4 {
+                        vaultgen::sentence(&mut rng, &mut s);
+                    }
+                    s
+                })
+                .collect()
+        }
+    };
+    anyhow::ensure!(!texts.is_empty(), "no texts to embed");
+    let count = texts.len();
+    // Real paragraphs: the products' shapes at their mean length.
+    let tokens = match real {
+        Some(_) => texts.iter().map(|t| t.len() / 4).sum::<usize>() / count,
+        None => tokens,
+    };
+    println!(
+        "precision: {}",
+        match mindnet_embed::int8::chosen() {
+            Some(k) if model == "e5-small" => format!("int8 ({k:?})"),
+            _ => "f32".to_string(),
+        }
+    );
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let t = std::time::Instant::now();
     for batch in refs.chunks(32) {
         embedder.embed_passages(batch)?;
     }
     let secs = t.elapsed().as_secs_f64();
+    if against_f32 {
+        compare_with_f32(model, &*embedder, &refs)?;
+    }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "{model}: {count} texts of ~{tokens} tokens in {secs:.2} s = {:.1} chunks/s (model load {load:.2} s, {threads} threads, peak RSS {:.0} MB)",
@@ -254,11 +311,61 @@ fn embed(model: &str, count: usize, tokens: usize) -> Result<ExitCode> {
         let gflops = share / seconds / 1e9;
         let limit = gflops * 1e9 / per_chunk;
         println!(
-            "limit: {gflops:.0} GFLOP/s over the products = {limit:.1} chunks/s ({:.0} % reached)",
+            "f32 limit: {gflops:.0} GFLOP/s over the products = {limit:.1} chunks/s ({:.0} % reached)",
+            100.0 * (count as f64 / secs) / limit
+        );
+    }
+    // The same with the int8 products (quantising the activations, the
+    // VNNI sums and the way back to f32, as the encoder runs them).
+    let mut seconds8 = 0.0;
+    for p in &products {
+        let Some(g) = mindnet_embed::int8::gops(p.m, p.n, p.k, threads, 1.0) else {
+            println!("int8: this CPU has no AVX-512 VNNI; no int8 limit");
+            return Ok(ExitCode::SUCCESS);
+        };
+        seconds8 += p.flops() / (g * 1e9);
+        println!(
+            "int8 {}×{}·{}×{} ×{} on {threads} threads: {g:.1} GOP/s",
+            p.m, p.k, p.k, p.n, p.times
+        );
+    }
+    if seconds8 > 0.0 {
+        let gops = share / seconds8 / 1e9;
+        let limit = gops * 1e9 / per_chunk;
+        println!(
+            "int8 limit: {gops:.0} GOP/s over the products = {limit:.1} chunks/s ({:.0} % reached)",
             100.0 * (count as f64 / secs) / limit
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The cosine of each of `embedder`'s vectors to e5-small's in f32.
+fn compare_with_f32(
+    model: &str,
+    embedder: &dyn mindnet_embed::Embedder,
+    texts: &[&str],
+) -> Result<()> {
+    anyhow::ensure!(model == "e5-small", "--against-f32 compares e5-small only");
+    let dir = mindnet_embed::fetch::ensure(mindnet_embed::models::E5_SMALL, &|m| eprintln!("{m}"))?;
+    let reference = mindnet_embed::e5::E5Small::load(&dir)?;
+    let (mut min, mut sum) = (f32::INFINITY, 0.0f32);
+    for batch in texts.chunks(32) {
+        let ours = embedder.embed_passages(batch)?;
+        let theirs = mindnet_embed::Embedder::embed_passages(&reference, batch)?;
+        for (a, b) in ours.iter().zip(&theirs) {
+            // Both are L2-normalised.
+            let c: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+            min = min.min(c);
+            sum += c;
+        }
+    }
+    println!(
+        "cosine to f32 over {} texts: min {min:.4}, mean {:.4}",
+        texts.len(),
+        sum / texts.len() as f32
+    );
+    Ok(())
 }
 
 fn ingest(notes: usize, seed: u64, runs: usize, keep: Option<PathBuf>) -> Result<ExitCode> {

@@ -14,14 +14,38 @@
 //!   f32); a token's row is dequantised when it is looked up, which gives
 //!   exactly the values a full dequantisation would.
 
+use crate::int8::{Kernel, QuantLinear};
 use rayon::prelude::*;
 
-pub struct Linear {
-    /// `[out][inp]`, row-major, as the file stores it.
-    pub w: Vec<f32>,
-    pub b: Vec<f32>,
-    pub out: usize,
-    pub inp: usize,
+/// `y = x · Wᵀ + b`: the file's f32 weights, or int8 (`int8.rs`).
+pub enum Linear {
+    F32 {
+        /// `[out][inp]`, row-major, as the file stores it.
+        w: Vec<f32>,
+        b: Vec<f32>,
+        out: usize,
+        inp: usize,
+    },
+    Int8(QuantLinear),
+}
+
+impl Linear {
+    pub fn out(&self) -> usize {
+        match self {
+            Linear::F32 { out, .. } => *out,
+            Linear::Int8(q) => q.out(),
+        }
+    }
+
+    /// The same layer in int8 (the f32 weights are dropped).
+    fn quantized(self, kernel: Kernel) -> Linear {
+        match self {
+            Linear::F32 { w, b, out, inp } => {
+                Linear::Int8(QuantLinear::new(&w, &b, out, inp, kernel))
+            }
+            q => q,
+        }
+    }
 }
 
 pub struct Norm {
@@ -225,17 +249,21 @@ fn matmul(dst: &mut [f32], d: View, accumulate: bool, a: Operand<'_>, b: Operand
 }
 
 /// `y = x · Wᵀ + b` for `rows` rows of `x`.
-fn linear(l: &Linear, x: &[f32], rows: usize, y: &mut Vec<f32>) {
+fn linear(l: &Linear, x: &[f32], rows: usize, y: &mut Vec<f32>, q8: &mut crate::int8::Scratch) {
+    let (w, b, out, inp) = match l {
+        Linear::F32 { w, b, out, inp } => (w, b, *out, *inp),
+        Linear::Int8(q) => return q.forward(x, rows, y, q8),
+    };
     y.clear();
     for _ in 0..rows {
-        y.extend_from_slice(&l.b);
+        y.extend_from_slice(b);
     }
     matmul(
         y,
-        View::rows(rows, l.out),
+        View::rows(rows, out),
         true,
-        op(x, View::rows(rows, l.inp)),
-        op_t(&l.w, View::rows(l.out, l.inp)),
+        op(x, View::rows(rows, inp)),
+        op_t(w, View::rows(out, inp)),
     );
 }
 
@@ -291,6 +319,7 @@ struct Scratch {
     scores: Vec<f32>,
     tmp: Vec<f32>,
     ffn: Vec<f32>,
+    q8: crate::int8::Scratch,
 }
 
 /// Sustained GFLOP/s of single-threaded `m × k · k × n` products, one per
@@ -332,7 +361,7 @@ impl Bert {
     pub fn flops(&self, len: usize) -> f64 {
         let (l, h) = (len as f64, self.hidden as f64);
         let per_layer: f64 = self.layers.first().map_or(0.0, |x| {
-            let ffn = x.fi.out as f64;
+            let ffn = x.fi.out() as f64;
             2.0 * l * (4.0 * h * h + 2.0 * h * ffn) + 2.0 * 2.0 * l * l * h
         });
         per_layer * self.layers.len() as f64
@@ -342,7 +371,7 @@ impl Bert {
     /// (small per-head products, under a tenth of the operations).
     pub fn products(&self, len: usize) -> Vec<crate::Product> {
         let (h, layers) = (self.hidden, self.layers.len());
-        let ffn = self.layers.first().map_or(0, |x| x.fi.out);
+        let ffn = self.layers.first().map_or(0, |x| x.fi.out());
         let p = |k, n, times| crate::Product {
             m: len,
             k,
@@ -350,6 +379,25 @@ impl Bert {
             times,
         };
         vec![p(h, h, 4 * layers), p(h, ffn, layers), p(ffn, h, layers)]
+    }
+
+    /// The same model with int8 linear layers on `kernel`.
+    pub fn quantized(self, kernel: Kernel) -> Bert {
+        let layers = self
+            .layers
+            .into_iter()
+            .map(|l| Layer {
+                q: l.q.quantized(kernel),
+                k: l.k.quantized(kernel),
+                v: l.v.quantized(kernel),
+                ao: l.ao.quantized(kernel),
+                aln: l.aln,
+                fi: l.fi.quantized(kernel),
+                fo: l.fo.quantized(kernel),
+                oln: l.oln,
+            })
+            .collect();
+        Bert { layers, ..self }
     }
 
     /// The mean of the last hidden states of one sequence (its token ids,
@@ -391,9 +439,9 @@ impl Bert {
     fn layer(&self, l: &Layer, x: &mut Vec<f32>, len: usize, s: &mut Scratch) {
         let h = self.hidden;
         let dh = h / self.heads;
-        linear(&l.q, x, len, &mut s.q);
-        linear(&l.k, x, len, &mut s.k);
-        linear(&l.v, x, len, &mut s.v);
+        linear(&l.q, x, len, &mut s.q, &mut s.q8);
+        linear(&l.k, x, len, &mut s.k, &mut s.q8);
+        linear(&l.v, x, len, &mut s.v, &mut s.q8);
         let scale = 1.0 / (dh as f32).sqrt();
         s.q.iter_mut().for_each(|v| *v *= scale);
         s.ctx.clear();
@@ -420,12 +468,12 @@ impl Bert {
                 op(&s.v, cols),
             );
         }
-        linear(&l.ao, &s.ctx, len, &mut s.tmp);
+        linear(&l.ao, &s.ctx, len, &mut s.tmp, &mut s.q8);
         s.tmp.iter_mut().zip(x.iter()).for_each(|(a, r)| *a += r);
         layer_norm(&mut s.tmp, &l.aln, self.eps);
-        linear(&l.fi, &s.tmp, len, &mut s.ffn);
+        linear(&l.fi, &s.tmp, len, &mut s.ffn, &mut s.q8);
         gelu(&mut s.ffn);
-        linear(&l.fo, &s.ffn, len, x);
+        linear(&l.fo, &s.ffn, len, x, &mut s.q8);
         x.iter_mut().zip(&s.tmp).for_each(|(o, a)| *o += a);
         layer_norm(x, &l.oln, self.eps);
     }

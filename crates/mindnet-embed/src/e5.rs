@@ -270,7 +270,7 @@ impl E5Small {
         };
         let hd = h.hidden;
         let linear = |name: &str, out: usize, inp: usize| -> Result<Linear, EmbedError> {
-            Ok(Linear {
+            Ok(Linear::F32 {
                 w: f32s(&format!("{name}.w"), out * inp)?,
                 b: f32s(&format!("{name}.b"), out)?,
                 out,
@@ -341,6 +341,14 @@ impl E5Small {
             model,
             max_content: h.max_pos - 2,
         })
+    }
+
+    /// The same model with int8 linear layers on `kernel` (`int8.rs`).
+    pub fn int8(self, kernel: crate::int8::Kernel) -> Self {
+        E5Small {
+            model: self.model.quantized(kernel),
+            ..self
+        }
     }
 
     /// `<s>` + content + `</s>` windows of at most 512 tokens for one text.

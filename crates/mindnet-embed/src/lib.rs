@@ -6,6 +6,7 @@
 
 mod bert;
 pub mod e5;
+pub mod int8;
 
 pub use bert::gemm_gflops;
 pub mod fetch;
@@ -106,7 +107,11 @@ pub fn open(name: &str, progress: &dyn Fn(&str)) -> Result<Box<dyn Embedder>, Em
         }
         "e5-small" => {
             let dir = fetch::ensure(models::E5_SMALL, progress)?;
-            Ok(Box::new(e5::E5Small::load(&dir)?))
+            let model = e5::E5Small::load(&dir)?;
+            Ok(match int8::chosen() {
+                Some(kernel) => Box::new(model.int8(kernel)),
+                None => Box::new(model),
+            })
         }
         other => match other.strip_prefix(words::PREFIX) {
             Some(dim) => Words::parse(dim)
