@@ -279,35 +279,7 @@ fn layer_norm(x: &mut [f32], n: &Norm, eps: f32) {
     }
 }
 
-/// erf by Abramowitz & Stegun 7.1.26: an error below 1.5e-7, under f32's
-/// own rounding of GELU, at a fraction of a library `erf`'s cost.
-fn erf(x: f32) -> f32 {
-    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
-    let poly = t
-        * (0.254_829_6
-            + t * (-0.284_496_74 + t * (1.421_413_7 + t * (-1.453_152_1 + t * 1.061_405_4))));
-    let y = 1.0 - poly * (-x * x).exp();
-    if x < 0.0 { -y } else { y }
-}
-
-fn gelu(x: &mut [f32]) {
-    for v in x {
-        *v = 0.5 * *v * (1.0 + erf(*v * std::f32::consts::FRAC_1_SQRT_2));
-    }
-}
-
-fn softmax_rows(x: &mut [f32], cols: usize) {
-    for row in x.chunks_exact_mut(cols) {
-        let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let mut sum = 0.0;
-        for v in row.iter_mut() {
-            *v = (*v - max).exp();
-            sum += *v;
-        }
-        let inv = 1.0 / sum;
-        row.iter_mut().for_each(|v| *v *= inv);
-    }
-}
+use crate::vecmath::{gelu, softmax_rows};
 
 /// The buffers of one forward pass.
 #[derive(Default)]
@@ -482,20 +454,6 @@ impl Bert {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn erf_is_close() {
-        // Reference values of erf.
-        for (x, want) in [
-            (0.0f32, 0.0f32),
-            (0.5, 0.520_499_9),
-            (1.0, 0.842_700_8),
-            (-1.5, -0.966_105_1),
-            (3.0, 0.999_977_9),
-        ] {
-            assert!((erf(x) - want).abs() < 3e-7, "erf({x}) = {}", erf(x));
-        }
-    }
 
     #[test]
     fn matmul_of_views() {

@@ -7,6 +7,7 @@
 mod bert;
 pub mod e5;
 pub mod int8;
+mod vecmath;
 
 pub use bert::gemm_gflops;
 pub mod fetch;
