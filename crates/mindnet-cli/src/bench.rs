@@ -297,47 +297,62 @@ fn embed(
     // operation the speed of the products that carry it, weighted by their
     // share: the time a chunk would take if it ran at the machine's speed.
     let products = embedder.products(tokens);
+    let achieved = count as f64 / secs;
+    limit(
+        "gemm",
+        "f32",
+        "GFLOP/s",
+        &products,
+        per_chunk,
+        achieved,
+        |p| Some(mindnet_embed::gemm_gflops(p.m, p.n, p.k, threads, 1.0)),
+    );
+    // The same with the int8 products (quantising the activations, the
+    // VNNI sums and the way back to f32, as the encoder runs them).
+    if !limit(
+        "int8",
+        "int8",
+        "GOP/s",
+        &products,
+        per_chunk,
+        achieved,
+        |p| mindnet_embed::int8::gops(p.m, p.n, p.k, threads, 1.0),
+    ) {
+        println!("int8: this CPU has no AVX-512 VNNI; no int8 limit");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints each product's speed (`speed`, in G`unit` on all threads) and
+/// the chunks/s they allow together; false when `speed` has none.
+fn limit(
+    kind: &str,
+    name: &str,
+    unit: &str,
+    products: &[mindnet_embed::Product],
+    per_chunk: f64,
+    achieved: f64,
+    speed: impl Fn(&mindnet_embed::Product) -> Option<f64>,
+) -> bool {
     let (mut share, mut seconds) = (0.0, 0.0);
-    for p in &products {
-        let g = mindnet_embed::gemm_gflops(p.m, p.n, p.k, threads, 1.0);
+    for p in products {
+        let Some(g) = speed(p) else { return false };
         share += p.flops();
         seconds += p.flops() / (g * 1e9);
         println!(
-            "gemm {}×{}·{}×{} ×{} on {threads} threads: {g:.1} GFLOP/s",
+            "{kind} {}×{}·{}×{} ×{}: {g:.1} {unit}",
             p.m, p.k, p.k, p.n, p.times
         );
     }
     if seconds > 0.0 {
-        let gflops = share / seconds / 1e9;
-        let limit = gflops * 1e9 / per_chunk;
+        let rate = share / seconds / 1e9;
+        let limit = rate * 1e9 / per_chunk;
         println!(
-            "f32 limit: {gflops:.0} GFLOP/s over the products = {limit:.1} chunks/s ({:.0} % reached)",
-            100.0 * (count as f64 / secs) / limit
+            "{name} limit: {rate:.0} {unit} over the products = {limit:.1} chunks/s ({:.0} % reached)",
+            100.0 * achieved / limit
         );
     }
-    // The same with the int8 products (quantising the activations, the
-    // VNNI sums and the way back to f32, as the encoder runs them).
-    let mut seconds8 = 0.0;
-    for p in &products {
-        let Some(g) = mindnet_embed::int8::gops(p.m, p.n, p.k, threads, 1.0) else {
-            println!("int8: this CPU has no AVX-512 VNNI; no int8 limit");
-            return Ok(ExitCode::SUCCESS);
-        };
-        seconds8 += p.flops() / (g * 1e9);
-        println!(
-            "int8 {}×{}·{}×{} ×{} on {threads} threads: {g:.1} GOP/s",
-            p.m, p.k, p.k, p.n, p.times
-        );
-    }
-    if seconds8 > 0.0 {
-        let gops = share / seconds8 / 1e9;
-        let limit = gops * 1e9 / per_chunk;
-        println!(
-            "int8 limit: {gops:.0} GOP/s over the products = {limit:.1} chunks/s ({:.0} % reached)",
-            100.0 * (count as f64 / secs) / limit
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    true
 }
 
 /// The cosine of each of `embedder`'s vectors to e5-small's in f32.
