@@ -2,10 +2,12 @@
 //!
 //! Why: the f32 products cannot go past the FMA units' limit, and AVX-512
 //! VNNI's `vpdpbusd` does four times the multiply-adds per instruction on
-//! bytes. The weights are quantised once, per output channel; the
-//! activations per row, when the layer runs. VNNI multiplies unsigned by
-//! signed bytes, so an activation `q` in -127..=127 is stored as `q + 128`
-//! and `128 · Σw` of each channel is taken off the sum again.
+//! bytes. The weights are quantised once at load, per output channel, to
+//! -127..=127; the activations per row, when the layer runs, to 0..=255
+//! between the row's least and greatest value (`x ≈ low + step · q`), as
+//! VNNI multiplies unsigned by signed bytes. A row that is mostly positive
+//! (after GELU) keeps twice the resolution a symmetric scale would give it,
+//! and `low · Σw` of each channel is added back after the sum.
 //!
 //! Two kernels compute the same integer sums: VNNI (chosen at run time
 //! where the CPU has it) and plain loops, which are slow and exist so that
@@ -66,7 +68,7 @@ pub struct QuantLinear {
     packed: Vec<i8>,
     /// Per output channel: a weight's value is `scale · q`.
     scale: Vec<f32>,
-    /// Per output channel: `Σ q`, for the `+ 128` of the activations.
+    /// Per output channel: `Σ q`, for the activations' `low`.
     sum: Vec<i32>,
     bias: Vec<f32>,
 }
@@ -75,7 +77,8 @@ pub struct QuantLinear {
 #[derive(Default)]
 pub struct Scratch {
     x: Vec<u8>,
-    x_scale: Vec<f32>,
+    /// Per row: `low` and `step` of `x ≈ low + step · q`.
+    x_range: Vec<Range>,
     sums: Vec<i32>,
 }
 
@@ -134,13 +137,13 @@ impl QuantLinear {
         }
         y.clear();
         y.reserve(rows * self.out);
-        for (sums, xs) in s.sums.chunks_exact(width).zip(&s.x_scale) {
+        for (sums, x) in s.sums.chunks_exact(width).zip(&s.x_range) {
             let channels = self.sum.iter().zip(&self.scale).zip(&self.bias);
             y.extend(
                 sums.iter()
                     .zip(channels)
                     .map(|(dot, ((sum, scale), bias))| {
-                        (dot - 128 * sum) as f32 * (xs * scale) + bias
+                        (*dot as f32 * x.step + x.low * *sum as f32) * scale + bias
                     }),
             );
         }
@@ -177,20 +180,52 @@ pub fn gops(m: usize, n: usize, k: usize, threads: usize, seconds: f64) -> Optio
     Some(ops / start.elapsed().as_secs_f64() / 1e9)
 }
 
-/// Each row to bytes `q + 128` with its own scale (`max |x| / 127`); the
-/// padding is 128, a zero. (`vnni::quantize_rows` gives the same bytes.)
+/// `x ≈ low + step · q` for one row's bytes.
+#[derive(Debug, Clone, Copy)]
+struct Range {
+    low: f32,
+    step: f32,
+}
+
+impl Range {
+    fn of(low: f32, high: f32) -> Range {
+        Range {
+            low,
+            step: (high - low) / 255.0,
+        }
+    }
+
+    /// The multiplier from `x - low` to `q`.
+    fn inverse(self) -> f32 {
+        if self.step > 0.0 {
+            1.0 / self.step
+        } else {
+            0.0
+        }
+    }
+
+    fn byte(self, inv: f32, v: f32) -> u8 {
+        ((v - self.low) * inv).round_ties_even().clamp(0.0, 255.0) as u8
+    }
+}
+
+/// Each row to bytes `q` between its least and greatest value; the padding
+/// is 0 (it meets zero weights). (`vnni::quantize_rows` gives the same
+/// bytes.)
 fn quantize_rows(x: &[f32], inp: usize, kp: usize, s: &mut Scratch) {
     let rows = x.len() / inp.max(1);
     s.x.clear();
-    s.x.resize(rows * kp, 128);
-    s.x_scale.clear();
+    s.x.resize(rows * kp, 0);
+    s.x_range.clear();
     for (row, q) in x.chunks_exact(inp).zip(s.x.chunks_exact_mut(kp)) {
-        let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
-        s.x_scale.push(max / 127.0);
-        let inv = if max > 0.0 { 127.0 / max } else { 0.0 };
+        let low = row.iter().fold(f32::INFINITY, |m, v| m.min(*v));
+        let high = row.iter().fold(f32::NEG_INFINITY, |m, v| m.max(*v));
+        let range = Range::of(low, high);
+        let inv = range.inverse();
         for (q, v) in q.iter_mut().zip(row) {
-            *q = ((v * inv).round_ties_even().clamp(-127.0, 127.0) as i32 + 128) as u8;
+            *q = range.byte(inv, *v);
         }
+        s.x_range.push(range);
     }
 }
 
@@ -283,42 +318,49 @@ mod vnni {
         );
         let rows = x.len() / inp.max(1);
         s.x.clear();
-        s.x.resize(rows * kp, 128);
-        s.x_scale.clear();
+        s.x.resize(rows * kp, 0);
+        s.x_range.clear();
         for (row, q) in x.chunks_exact(inp).zip(s.x.chunks_exact_mut(kp)) {
             // SAFETY: the CPU has AVX-512 (asserted above).
-            let scale = unsafe { quantize_row(row, &mut q[..inp]) };
-            s.x_scale.push(scale);
+            let range = unsafe { quantize_row(row, &mut q[..inp]) };
+            s.x_range.push(range);
         }
     }
 
     #[target_feature(enable = "avx512f,avx512bw")]
-    unsafe fn quantize_row(row: &[f32], out: &mut [u8]) -> f32 {
+    unsafe fn quantize_row(row: &[f32], out: &mut [u8]) -> super::Range {
         const W: usize = 16;
         let whole = row.len() / W * W;
-        let mut vmax = _mm512_setzero_ps();
+        let mut vmin = _mm512_set1_ps(f32::INFINITY);
+        let mut vmax = _mm512_set1_ps(f32::NEG_INFINITY);
         for chunk in row[..whole].chunks_exact(W) {
             // SAFETY: 16 values inside `row`.
             let v = unsafe { _mm512_loadu_ps(chunk.as_ptr()) };
-            vmax = _mm512_max_ps(vmax, _mm512_abs_ps(v));
+            vmin = _mm512_min_ps(vmin, v);
+            vmax = _mm512_max_ps(vmax, v);
         }
-        let max = row[whole..]
+        let rest = &row[whole..];
+        let low = rest
             .iter()
-            .fold(_mm512_reduce_max_ps(vmax), |m, v| m.max(v.abs()));
-        let inv = if max > 0.0 { 127.0 / max } else { 0.0 };
-        let (vinv, shift) = (_mm512_set1_ps(inv), _mm512_set1_epi32(128));
+            .fold(_mm512_reduce_min_ps(vmin), |m, v| m.min(*v));
+        let high = rest
+            .iter()
+            .fold(_mm512_reduce_max_ps(vmax), |m, v| m.max(*v));
+        let range = super::Range::of(low, high);
+        let inv = range.inverse();
+        let (vlow, vinv) = (_mm512_set1_ps(low), _mm512_set1_ps(inv));
         for (chunk, q) in row[..whole].chunks_exact(W).zip(out.chunks_exact_mut(W)) {
             // SAFETY: 16 values inside `row`, 16 bytes inside `out`.
             unsafe {
-                let v = _mm512_mul_ps(_mm512_loadu_ps(chunk.as_ptr()), vinv);
-                let q32 = _mm512_add_epi32(_mm512_cvtps_epi32(v), shift);
+                let v = _mm512_sub_ps(_mm512_loadu_ps(chunk.as_ptr()), vlow);
+                let q32 = _mm512_cvtps_epi32(_mm512_mul_ps(v, vinv));
                 _mm_storeu_si128(q.as_mut_ptr().cast(), _mm512_cvtusepi32_epi8(q32));
             }
         }
-        for (q, v) in out[whole..].iter_mut().zip(&row[whole..]) {
-            *q = ((v * inv).round_ties_even().clamp(-127.0, 127.0) as i32 + 128) as u8;
+        for (q, v) in out[whole..].iter_mut().zip(rest) {
+            *q = range.byte(inv, *v);
         }
-        max / 127.0
+        range
     }
 
     /// Rows `r..r + R` times blocks `b..b + C`.
