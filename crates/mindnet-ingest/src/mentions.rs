@@ -422,7 +422,11 @@ mod tests {
         let p = parse(text);
         idx.find(text, &p.prose, v.names(), lang)
             .into_iter()
-            .map(|m| (notes[m.note].title.clone(), m.text))
+            .map(|m| {
+                // Every range is the text the mention reports.
+                assert_eq!(text[m.range.clone()], m.text, "{text}");
+                (notes[m.note].title.clone(), m.text)
+            })
             .collect()
     }
 
@@ -542,11 +546,6 @@ mod tests {
         ] {
             let f = found(&notes, text, "de");
             assert_eq!(f.len(), want, "{text}: {f:?}");
-            let p = parse(text);
-            let idx = MentionIndex::new(&notes, EdgeVocabulary::builtin().names());
-            for m in idx.find(text, &p.prose, EdgeVocabulary::builtin().names(), "de") {
-                assert_eq!(text[m.range.clone()], m.text, "{text}");
-            }
         }
     }
 

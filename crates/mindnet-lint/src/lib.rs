@@ -311,36 +311,31 @@ pub(crate) fn entries(vault: &Vault<'_>) -> Vec<NoteEntry> {
 /// Every link of every note, resolved as the importer resolves it, in
 /// note order (the notes are resolved in parallel).
 fn resolve_links<'a>(vault: &'a Vault<'_>) -> Vec<LinkRef<'a>> {
-    let resolver = Resolver::new(entries(vault));
-    let per_note: Vec<Vec<LinkRef<'a>>> = vault
+    let resolver = &Resolver::new(entries(vault));
+    vault
         .notes
         .par_iter()
         .enumerate()
-        .map(|(i, n)| {
-            n.parsed
-                .links
-                .iter()
-                .map(|l| {
-                    let (target, outside) = if l.parts.target.is_empty() {
-                        (Some(i), false)
-                    } else {
-                        match resolver.resolve(&l.parts.target, &n.path) {
-                            Resolution::Note(j) => (Some(j), false),
-                            Resolution::Unresolved => (None, false),
-                            Resolution::OutsideVault => (None, true),
-                        }
-                    };
-                    LinkRef {
-                        note: i,
-                        link: l,
-                        target,
-                        outside,
+        .flat_map_iter(|(i, n)| {
+            n.parsed.links.iter().map(move |l| {
+                let (target, outside) = if l.parts.target.is_empty() {
+                    (Some(i), false)
+                } else {
+                    match resolver.resolve(&l.parts.target, &n.path) {
+                        Resolution::Note(j) => (Some(j), false),
+                        Resolution::Unresolved => (None, false),
+                        Resolution::OutsideVault => (None, true),
                     }
-                })
-                .collect()
+                };
+                LinkRef {
+                    note: i,
+                    link: l,
+                    target,
+                    outside,
+                }
+            })
         })
-        .collect();
-    per_note.into_iter().flatten().collect()
+        .collect()
 }
 
 pub fn lint_vault(

@@ -65,11 +65,11 @@ pub(crate) fn unlinked(vault: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Unlinked
         .collect();
     // Notes are matched in parallel, as the import does; the order of the
     // result is the notes' order all the same.
-    let per_note: Vec<Vec<Unlinked>> = vault
+    vault
         .notes
         .par_iter()
         .enumerate()
-        .map(|(i, n)| {
+        .flat_map_iter(|(i, n)| {
             // As the import reads it: the note's `lang:`, else its words.
             let lang = match n
                 .lang
@@ -102,8 +102,7 @@ pub(crate) fn unlinked(vault: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Unlinked
             }
             out
         })
-        .collect();
-    per_note.into_iter().flatten().collect()
+        .collect()
 }
 
 pub(crate) fn check(vault: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
