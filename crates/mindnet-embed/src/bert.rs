@@ -54,9 +54,9 @@ pub struct Norm {
 }
 
 pub struct Layer {
-    pub q: Linear,
-    pub k: Linear,
-    pub v: Linear,
+    /// Query, key and value in one: `[3 · hidden][hidden]`, so that the
+    /// input is quantised once and the product is one wide call.
+    pub qkv: Linear,
     pub ao: Linear,
     pub aln: Norm,
     pub fi: Linear,
@@ -268,15 +268,7 @@ fn linear(l: &Linear, x: &[f32], rows: usize, y: &mut Vec<f32>, q8: &mut crate::
 }
 
 fn layer_norm(x: &mut [f32], n: &Norm, eps: f32) {
-    let h = n.w.len();
-    for row in x.chunks_exact_mut(h) {
-        let mean = row.iter().sum::<f32>() / h as f32;
-        let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / h as f32;
-        let inv = 1.0 / (var + eps).sqrt();
-        for ((v, w), b) in row.iter_mut().zip(&n.w).zip(&n.b) {
-            *v = (*v - mean) * inv * w + b;
-        }
-    }
+    crate::vecmath::layer_norm(x, &n.w, &n.b, eps);
 }
 
 use crate::vecmath::{gelu, softmax_rows};
@@ -284,9 +276,8 @@ use crate::vecmath::{gelu, softmax_rows};
 /// The buffers of one forward pass.
 #[derive(Default)]
 struct Scratch {
-    q: Vec<f32>,
-    k: Vec<f32>,
-    v: Vec<f32>,
+    /// A row per token: its query, key and value.
+    qkv: Vec<f32>,
     ctx: Vec<f32>,
     scores: Vec<f32>,
     tmp: Vec<f32>,
@@ -350,7 +341,12 @@ impl Bert {
             n,
             times,
         };
-        vec![p(h, h, 4 * layers), p(h, ffn, layers), p(ffn, h, layers)]
+        vec![
+            p(h, 3 * h, layers),
+            p(h, h, layers),
+            p(h, ffn, layers),
+            p(ffn, h, layers),
+        ]
     }
 
     /// The same model with int8 linear layers on `kernel`.
@@ -359,9 +355,7 @@ impl Bert {
             .layers
             .into_iter()
             .map(|l| Layer {
-                q: l.q.quantized(kernel),
-                k: l.k.quantized(kernel),
-                v: l.v.quantized(kernel),
+                qkv: l.qkv.quantized(kernel),
                 ao: l.ao.quantized(kernel),
                 aln: l.aln,
                 fi: l.fi.quantized(kernel),
@@ -411,33 +405,33 @@ impl Bert {
     fn layer(&self, l: &Layer, x: &mut Vec<f32>, len: usize, s: &mut Scratch) {
         let h = self.hidden;
         let dh = h / self.heads;
-        linear(&l.q, x, len, &mut s.q, &mut s.q8);
-        linear(&l.k, x, len, &mut s.k, &mut s.q8);
-        linear(&l.v, x, len, &mut s.v, &mut s.q8);
+        linear(&l.qkv, x, len, &mut s.qkv, &mut s.q8);
         let scale = 1.0 / (dh as f32).sqrt();
-        s.q.iter_mut().for_each(|v| *v *= scale);
+        for row in s.qkv.chunks_exact_mut(3 * h) {
+            row[..h].iter_mut().for_each(|v| *v *= scale);
+        }
         s.ctx.clear();
         s.ctx.resize(len * h, 0.0);
         s.scores.clear();
         s.scores.resize(len * len, 0.0);
         for head in 0..self.heads {
-            let cols = View::cols(len, h, head * dh, dh);
+            let part = |at: usize| View::cols(len, 3 * h, at * h + head * dh, dh);
             // scores = q_h · k_hᵀ
             matmul(
                 &mut s.scores,
                 View::rows(len, len),
                 false,
-                op(&s.q, cols),
-                op_t(&s.k, cols),
+                op(&s.qkv, part(0)),
+                op_t(&s.qkv, part(1)),
             );
             softmax_rows(&mut s.scores, len);
             // ctx_h = softmax · v_h
             matmul(
                 &mut s.ctx,
-                cols,
+                View::cols(len, h, head * dh, dh),
                 false,
                 op(&s.scores, View::rows(len, len)),
-                op(&s.v, cols),
+                op(&s.qkv, part(2)),
             );
         }
         linear(&l.ao, &s.ctx, len, &mut s.tmp, &mut s.q8);

@@ -307,10 +307,19 @@ impl E5Small {
         }
         let layers = (0..h.layers)
             .map(|l| {
+                let mut w = Vec::with_capacity(3 * hd * hd);
+                let mut b = Vec::with_capacity(3 * hd);
+                for part in ["q", "k", "v"] {
+                    w.extend(f32s(&format!("l{l}.{part}.w"), hd * hd)?);
+                    b.extend(f32s(&format!("l{l}.{part}.b"), hd)?);
+                }
                 Ok(Layer {
-                    q: linear(&format!("l{l}.q"), hd, hd)?,
-                    k: linear(&format!("l{l}.k"), hd, hd)?,
-                    v: linear(&format!("l{l}.v"), hd, hd)?,
+                    qkv: Linear::F32 {
+                        w,
+                        b,
+                        out: 3 * hd,
+                        inp: hd,
+                    },
                     ao: linear(&format!("l{l}.ao"), hd, hd)?,
                     aln: norm(&format!("l{l}.aln"))?,
                     fi: linear(&format!("l{l}.fi"), h.ffn, hd)?,

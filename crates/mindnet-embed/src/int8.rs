@@ -68,8 +68,8 @@ pub struct QuantLinear {
     packed: Vec<i8>,
     /// Per output channel: a weight's value is `scale · q`.
     scale: Vec<f32>,
-    /// Per output channel: `Σ q`, for the activations' `low`.
-    sum: Vec<i32>,
+    /// Per output channel: `Σ q` (exact in f32), for the activations' `low`.
+    sum: Vec<f32>,
     bias: Vec<f32>,
 }
 
@@ -90,7 +90,7 @@ impl QuantLinear {
         let blocks = out.div_ceil(LANES);
         let mut packed = vec![0i8; blocks * LANES * kp];
         let mut scale = vec![0f32; out];
-        let mut sum = vec![0i32; out];
+        let mut sum = vec![0f32; out];
         for (n, row) in w.chunks_exact(inp).enumerate() {
             let max = row.iter().fold(0f32, |m, v| m.max(v.abs()));
             scale[n] = max / 127.0;
@@ -101,7 +101,7 @@ impl QuantLinear {
                 let at =
                     block * LANES * kp + (k / GROUP) * LANES * GROUP + lane * GROUP + k % GROUP;
                 packed[at] = q;
-                sum[n] += i32::from(q);
+                sum[n] += f32::from(q);
             }
         }
         QuantLinear {
@@ -136,18 +136,48 @@ impl QuantLinear {
             Kernel::Portable => portable_sums(&s.x, rows, self.kp, &self.packed, &mut s.sums),
         }
         y.clear();
-        y.reserve(rows * self.out);
-        for (sums, x) in s.sums.chunks_exact(width).zip(&s.x_range) {
-            let channels = self.sum.iter().zip(&self.scale).zip(&self.bias);
-            y.extend(
-                sums.iter()
-                    .zip(channels)
-                    .map(|(dot, ((sum, scale), bias))| {
-                        (*dot as f32 * x.step + x.low * *sum as f32) * scale + bias
-                    }),
-            );
+        y.resize(rows * self.out, 0.0);
+        let channels = Channels {
+            sum: &self.sum,
+            scale: &self.scale,
+            bias: &self.bias,
+        };
+        to_f32(&s.sums, width, &s.x_range, channels, y);
+    }
+}
+
+/// Per output channel, what turns an integer sum back into `f32`.
+#[derive(Clone, Copy)]
+struct Channels<'a> {
+    sum: &'a [f32],
+    scale: &'a [f32],
+    bias: &'a [f32],
+}
+
+/// `y = (dot · step + low · Σw) · scale + bias`, row by row (`sums` has
+/// `width` values a row, `y` the channels' count).
+fn to_f32(sums: &[i32], width: usize, ranges: &[Range], c: Channels<'_>, y: &mut [f32]) {
+    #[inline(always)]
+    fn plain(sums: &[i32], width: usize, ranges: &[Range], c: Channels<'_>, y: &mut [f32]) {
+        let out = c.bias.len();
+        for ((y, dots), x) in y
+            .chunks_exact_mut(out)
+            .zip(sums.chunks_exact(width))
+            .zip(ranges)
+        {
+            let channels = c.sum.iter().zip(c.scale).zip(c.bias);
+            for ((y, dot), ((sum, scale), bias)) in y.iter_mut().zip(&dots[..out]).zip(channels) {
+                *y = (*dot as f32 * x.step + x.low * sum) * scale + bias;
+            }
         }
     }
+    crate::vecmath::wide_or_plain!(plain(
+        sums: &[i32],
+        width: usize,
+        ranges: &[Range],
+        c: Channels<'_>,
+        y: &mut [f32]
+    ))
 }
 
 /// Sustained int8 GOP/s (two per multiply-add) of `m × k · k × n` layers,

@@ -12,8 +12,9 @@
 
 use mindnet_core::{Chunk, Edge, NoteBundle, Warning};
 use mindnet_embed::{EmbedError, Embedder};
+use mindnet_ingest::plan::{Planned, Planner};
 use mindnet_ingest::resolve::NoteEntry;
-use mindnet_ingest::{Config, ImportOptions, ImportPlan, IngestError, Skipped, plan_vault};
+use mindnet_ingest::{Config, ImportOptions, IngestError, Skipped};
 use mindnet_store::{NoteState, NoteWrite, Store, StoreError};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -119,6 +120,98 @@ enum Action {
     Unchanged,
 }
 
+/// Notes planned at a time to decide what each needs.
+const DECIDE_NOTES: usize = 256;
+
+/// A note that needs writing: its place in the plan.
+struct Work {
+    place: usize,
+    action: Action,
+    chunks: usize,
+}
+
+/// A note of the batch being written.
+struct Pending {
+    bundle: NoteBundle,
+    /// Whether its chunks need vectors (not for a relinked note).
+    embed: bool,
+    digests: Digests,
+}
+
+/// A batch ready to be written: its notes with their vectors and edges
+/// (the plan's and the smart ones), and the notes to delete.
+#[derive(Default)]
+struct Ready {
+    /// Notes of the batch, written or not (one may have become unreadable).
+    notes: usize,
+    pending: Vec<Pending>,
+    vectors: Vec<Option<Vec<Vec<f32>>>>,
+    edges: Vec<Vec<Edge>>,
+    deletes: Vec<String>,
+}
+
+impl Ready {
+    fn writes(&self) -> Vec<NoteWrite<'_>> {
+        self.pending
+            .iter()
+            .zip(&self.vectors)
+            .zip(&self.edges)
+            .map(|((p, v), edges)| NoteWrite {
+                note: &p.bundle.note,
+                chunks: &p.bundle.chunks,
+                vectors: v.as_deref(),
+                edges,
+                chunks_digest: &p.digests.chunks,
+                edges_digest: &p.digests.edges,
+            })
+            .collect()
+    }
+}
+
+/// What a stored note is compared by: its chunks, and all that makes its
+/// edges.
+struct Digests {
+    chunks: String,
+    edges: String,
+}
+
+impl Digests {
+    fn of(b: &NoteBundle, config: &Config, judge: &dyn LinkJudge) -> Digests {
+        let mut edges = edges_digest(&b.edges);
+        // The names are the note's place in the entity graph: a change of
+        // them (new rules) rewrites the note without re-embedding it.
+        if !b.note.names.is_empty() {
+            edges = format!("{edges}+names:{}", digest(&b.note.names));
+        }
+        if !b.note.name_parts.is_empty() {
+            edges = format!("{edges}+parts:{}", digest(&b.note.name_parts));
+        }
+        // Who judges smart edges is part of a note's edges: another judge
+        // (an LLM configured) relinks those notes once.
+        if config
+            .registry
+            .config(&b.note.note_type)
+            .enable_smart_edge_allocation
+        {
+            edges = format!("{edges}+smart:{}:{}", judge.method(), judge.fingerprint());
+        }
+        Digests {
+            chunks: chunks_digest(&b.chunks),
+            edges,
+        }
+    }
+
+    fn action(&self, stored: Option<&NoteState>, hash: &str, opts: &SyncOptions) -> Action {
+        match stored {
+            None => Action::New,
+            Some(_) if opts.purge_before_upsert => Action::Changed,
+            Some(s) if s.hash != hash || s.chunks_digest != self.chunks => Action::Changed,
+            Some(s) if s.edges_digest != self.edges => Action::Relinked,
+            Some(_) => Action::Unchanged,
+        }
+    }
+}
+
 fn digest<T: Serialize>(value: &T) -> String {
     let bytes = serde_json::to_vec(value).unwrap_or_default();
     mindnet_core::ids::hex(&Sha256::digest(&bytes))
@@ -212,16 +305,16 @@ pub fn sync<S: Store + ?Sized>(
     };
     // Without a list, or for a change a partial plan cannot decide alone
     // (an `id:` taken from another note): the whole vault.
-    let (plan, scope) = match partial {
-        Some(p) => (p.plan, Some(p.scope)),
+    let (planner, scope) = match partial {
+        Some(p) => (p.planner, Some(p.scope)),
         None => {
             if !opts.sync_deletes {
                 import.known_notes = known_notes(&states);
             }
-            (plan_vault(vault, config, &import)?, None)
+            (Planner::new(vault, config, &import)?, None)
         }
     };
-    tracing::debug!("vault planned at {:.3} s", started.elapsed().as_secs_f64());
+    tracing::debug!("vault read at {:.3} s", started.elapsed().as_secs_f64());
     let by_id: HashMap<&str, &NoteState> = states.iter().map(|s| (s.note_id.as_str(), s)).collect();
 
     let mut report = SyncReport::default();
@@ -230,56 +323,54 @@ pub fn sync<S: Store + ?Sized>(
             rules: config.registry.smart_edges.clone(),
         })
     });
-    let mut work: Vec<(&NoteBundle, Action, String, String)> = Vec::new();
-    for b in &plan.bundles {
-        let cd = chunks_digest(&b.chunks);
-        let mut ed = edges_digest(&b.edges);
-        // The names are the note's place in the entity graph: a change of
-        // them (new rules) rewrites the note without re-embedding it.
-        if !b.note.names.is_empty() {
-            ed = format!("{ed}+names:{}", digest(&b.note.names));
-        }
-        if !b.note.name_parts.is_empty() {
-            ed = format!("{ed}+parts:{}", digest(&b.note.name_parts));
-        }
-        // Who judges smart edges is part of a note's edges: another judge
-        // (an LLM configured) relinks those notes once.
-        if config
-            .registry
-            .config(&b.note.note_type)
-            .enable_smart_edge_allocation
-        {
-            ed = format!("{ed}+smart:{}:{}", judge.method(), judge.fingerprint());
-        }
-        let action = match by_id.get(b.note.note_id.as_str()) {
-            None => Action::New,
-            Some(_) if opts.purge_before_upsert => Action::Changed,
-            Some(s) if s.hash != b.note.hash || s.chunks_digest != cd => Action::Changed,
-            Some(s) if s.edges_digest != ed => Action::Relinked,
-            Some(_) => Action::Unchanged,
-        };
-        match action {
-            Action::New => report.new += 1,
-            Action::Changed => report.changed += 1,
-            Action::Relinked => report.relinked += 1,
-            Action::Unchanged => report.unchanged += 1,
-        }
-        if action != Action::Unchanged {
-            work.push((b, action, cd, ed));
+    let digests = |b: &NoteBundle| Digests::of(b, config, judge.as_ref());
+    // What each note needs, from its digests against the stored ones; a
+    // few hundred notes are planned at a time, so that the whole vault's
+    // chunks and edges are never in memory at once.
+    let mut work: Vec<Work> = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let places: Vec<usize> = (0..planner.notes().len()).collect();
+    for group in places.chunks(DECIDE_NOTES) {
+        for (i, planned) in group.iter().zip(planner.bundles(group)) {
+            let (bundle, mut w) = match planned {
+                Planned::Bundle { bundle, warnings } => (bundle, warnings),
+                Planned::Unreadable(w) => {
+                    warnings.push(w);
+                    continue;
+                }
+            };
+            warnings.append(&mut w);
+            let d = digests(&bundle);
+            let stored = by_id.get(bundle.note.note_id.as_str()).copied();
+            let action = d.action(stored, &bundle.note.hash, opts);
+            match action {
+                Action::New => report.new += 1,
+                Action::Changed => report.changed += 1,
+                Action::Relinked => report.relinked += 1,
+                Action::Unchanged => report.unchanged += 1,
+            }
+            if action != Action::Unchanged {
+                work.push(Work {
+                    place: *i,
+                    action,
+                    chunks: bundle.chunks.len(),
+                });
+            }
         }
     }
-    let deletes = match &scope {
+    tracing::debug!("vault planned at {:.3} s", started.elapsed().as_secs_f64());
+    let mut deletes = match &scope {
         // A listed file that no longer yields a note leaves the index.
-        Some(scope) => deletions(states.iter().filter(|s| scope.contains(&s.path)), &plan),
-        None if opts.sync_deletes => deletions(&states, &plan),
+        Some(scope) => deletions(states.iter().filter(|s| scope.contains(&s.path)), &planner),
+        None if opts.sync_deletes => deletions(&states, &planner),
         None => Vec::new(),
     };
     report.deleted = deletes.len();
 
     let to_embed: usize = work
         .iter()
-        .filter(|(_, a, _, _)| *a != Action::Relinked)
-        .map(|(b, _, _, _)| b.chunks.len())
+        .filter(|w| w.action != Action::Relinked)
+        .map(|w| w.chunks)
         .sum();
     progress.start(to_embed);
     let verdicts = smart::Verdicts::load(opts.manifest_dir.as_deref());
@@ -287,32 +378,50 @@ pub fn sync<S: Store + ?Sized>(
         .iter()
         .map(|s| (s.note_id.as_str(), (s.title.as_str(), s.note_type.as_str())))
         .collect();
-    for b in &plan.bundles {
-        targets.insert(&b.note.note_id, (&b.note.title, &b.note.note_type));
+    for n in planner.notes() {
+        targets.insert(&n.note_id, (&n.title, &n.note_type));
     }
     let mut titles: HashMap<String, Vec<f32>> = HashMap::new();
     if !work.is_empty() || !deletes.is_empty() {
         write(store).start_import()?;
     }
-    let mut first = true;
-    let mut committed = 0;
-    for batch in work.chunks(opts.batch_notes.max(1)) {
-        if progress.stopped() {
-            progress.finish();
-            return Err(SyncError::Stopped {
-                committed,
-                total: work.len(),
+    // Plans, embeds and links one batch of notes.
+    let mut prepare = |batch: &[Work]| -> Result<Ready, SyncError> {
+        let places: Vec<usize> = batch.iter().map(|w| w.place).collect();
+        let mut planned: Vec<Pending> = Vec::with_capacity(batch.len());
+        for (w, p) in batch.iter().zip(planner.bundles(&places)) {
+            let bundle = match p {
+                Planned::Bundle { bundle, .. } => bundle,
+                // Read a moment ago: the next sync finds out what happened.
+                Planned::Unreadable(w) => {
+                    report.warnings.push(w);
+                    continue;
+                }
+            };
+            let digests = digests(&bundle);
+            // A file changed since it was looked at: embedded whatever it was.
+            let embed = match by_id.get(bundle.note.note_id.as_str()) {
+                Some(s) if w.action == Action::Relinked => {
+                    s.hash != bundle.note.hash || s.chunks_digest != digests.chunks
+                }
+                _ => true,
+            };
+            planned.push(Pending {
+                bundle,
+                embed,
+                digests,
             });
         }
         let embed_started = Instant::now();
-        let vectors = embed_batch(embedder, batch)?;
+        let vectors = embed_batch(embedder, &planned)?;
         report.embed_seconds += embed_started.elapsed().as_secs_f64();
         let embedded: usize = vectors.iter().flatten().map(Vec::len).sum();
         progress.advance(embedded);
         report.embedded_chunks += embedded;
         // The plan's edges and the smart ones; the digest stays the plan's.
-        let mut edges: Vec<Vec<Edge>> = Vec::with_capacity(batch.len());
-        for ((b, _, _, _), v) in batch.iter().zip(&vectors) {
+        let mut edges: Vec<Vec<Edge>> = Vec::with_capacity(planned.len());
+        for (p, v) in planned.iter_mut().zip(&vectors) {
+            let b = &p.bundle;
             let mut source = BatchVectors {
                 chunks: &b.chunks,
                 vectors: v.as_deref(),
@@ -327,35 +436,81 @@ pub fn sync<S: Store + ?Sized>(
                 &verdicts,
                 &mut source,
             );
-            for p in problems {
-                report.warnings.push(Warning::new(&b.note.path, 0, p));
+            for problem in problems {
+                report.warnings.push(Warning::new(&b.note.path, 0, problem));
             }
-            let mut all = b.edges.clone();
+            let mut all = std::mem::take(&mut p.bundle.edges);
             all.extend(smart);
             edges.push(all);
         }
-        let writes: Vec<NoteWrite<'_>> = batch
-            .iter()
-            .zip(&vectors)
-            .zip(&edges)
-            .map(|(((b, _, cd, ed), v), edges)| NoteWrite {
-                note: &b.note,
-                chunks: &b.chunks,
-                vectors: v.as_deref(),
-                edges,
-                chunks_digest: cd,
-                edges_digest: ed,
-            })
-            .collect();
-        let dels: &[String] = if first { &deletes } else { &[] };
-        write(store).write_batch(&writes, dels)?;
-        first = false;
-        committed += batch.len();
-        // Under the read lock, as at the end: queries go on.
-        read(store).optimize_midway()?;
-    }
-    if first && !deletes.is_empty() {
-        write(store).write_batch(&[], &deletes)?;
+        Ok(Ready {
+            notes: batch.len(),
+            pending: planned,
+            vectors,
+            edges,
+            deletes: Vec::new(),
+        })
+    };
+    // Batch n is written on a thread of its own while batch n + 1 is
+    // planned and embedded: the writes cost the embedding only the share of
+    // a core they take, not their whole time.
+    let (stopped, written) = std::thread::scope(|scope| -> Result<(bool, usize), SyncError> {
+        let (to_writer, batches) = std::sync::mpsc::sync_channel::<Ready>(1);
+        let writer = scope.spawn(move || -> Result<usize, SyncError> {
+            let mut committed = 0;
+            for batch in batches {
+                write(store).write_batch(&batch.writes(), &batch.deletes)?;
+                committed += batch.notes;
+                // Under the read lock, as at the end: queries go on.
+                read(store).optimize_midway()?;
+            }
+            Ok(committed)
+        });
+        let mut deletes = Some(std::mem::take(&mut deletes));
+        let mut stopped = false;
+        let mut prepared = Ok(());
+        for batch in work.chunks(opts.batch_notes.max(1)) {
+            if progress.stopped() {
+                stopped = true;
+                break;
+            }
+            match prepare(batch) {
+                Ok(ready) => {
+                    let ready = Ready {
+                        deletes: deletes.take().unwrap_or_default(),
+                        ..ready
+                    };
+                    // Fails only when the writer failed: its error follows.
+                    if to_writer.send(ready).is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    prepared = Err(e);
+                    break;
+                }
+            }
+        }
+        if let Some(deletes) = deletes.filter(|d| !d.is_empty() && !stopped) {
+            let _ = to_writer.send(Ready {
+                deletes,
+                ..Ready::default()
+            });
+        }
+        drop(to_writer);
+        let written = match writer.join() {
+            Ok(written) => written?,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        prepared?;
+        Ok((stopped, written))
+    })?;
+    if stopped {
+        progress.finish();
+        return Err(SyncError::Stopped {
+            committed: written,
+            total: work.len(),
+        });
     }
     progress.finish();
     verdicts.save();
@@ -366,8 +521,12 @@ pub fn sync<S: Store + ?Sized>(
     report.chunks = counts.chunks;
     report.edges = counts.edges;
     report.unresolved = counts.unresolved;
-    report.skipped = plan.skipped;
-    report.warnings = plan.warnings;
+    let planned_notes = planner.notes().len();
+    report.skipped = planner.plan.skipped;
+    report.warnings.append(&mut warnings);
+    report.warnings.extend(planner.plan.warnings);
+    report.warnings.sort();
+    report.warnings.dedup();
     report.seconds = started.elapsed().as_secs_f64();
     write(store).finish_import(report.seconds)?;
     // Under the read lock: queries go on while the index is built.
@@ -375,7 +534,7 @@ pub fn sync<S: Store + ?Sized>(
     // A partial sync leaves the manifest removed: other files may have
     // changed, and the next import must look at every note.
     if let (Some(dir), Some(files), None) = (&opts.manifest_dir, stamps, &scope) {
-        manifest::write(dir, config, &import, files, &report, plan.bundles.len());
+        manifest::write(dir, config, &import, files, &report, planned_notes);
     }
     Ok(report)
 }
@@ -387,10 +546,10 @@ pub fn sync<S: Store + ?Sized>(
 /// names the file at fault and the others still get their vectors.
 fn embed_batch(
     embedder: &dyn Embedder,
-    batch: &[(&NoteBundle, Action, String, String)],
+    batch: &[Pending],
 ) -> Result<Vec<Option<Vec<Vec<f32>>>>, SyncError> {
-    fn wanted<'a>(x: &(&'a NoteBundle, Action, String, String)) -> Option<&'a NoteBundle> {
-        (x.1 != Action::Relinked).then_some(x.0)
+    fn wanted(p: &Pending) -> Option<&NoteBundle> {
+        p.embed.then_some(&p.bundle)
     }
     fn windows(b: &NoteBundle) -> Vec<&str> {
         b.chunks.iter().map(|c| c.window.as_str()).collect()
@@ -402,13 +561,13 @@ fn embed_batch(
         let mut vectors = vectors.into_iter();
         return Ok(batch
             .iter()
-            .map(|x| wanted(x).map(|b| vectors.by_ref().take(b.chunks.len()).collect()))
+            .map(|p| wanted(p).map(|b| vectors.by_ref().take(b.chunks.len()).collect()))
             .collect());
     }
     batch
         .iter()
-        .map(|x| {
-            wanted(x)
+        .map(|p| {
+            wanted(p)
                 .map(|b| {
                     embedder
                         .embed_passages(&windows(b))
@@ -461,8 +620,8 @@ impl smart::Vectors for BatchVectors<'_> {
 }
 
 /// A plan of some files, and the vault paths it stands for.
-struct Partial {
-    plan: ImportPlan,
+struct Partial<'c> {
+    planner: Planner<'c>,
     scope: BTreeSet<String>,
 }
 
@@ -490,19 +649,19 @@ fn mention_names(title: &str, aliases: &[String]) -> Vec<String> {
 /// after the change) can resolve differently; the rest of the vault is
 /// known to the resolver from the store. `None`: a partial plan cannot
 /// decide this change (a note took the `id:` of a note outside the list).
-fn plan_partial<S: Store + ?Sized>(
+fn plan_partial<'c, S: Store + ?Sized>(
     vault: &Path,
-    config: &Config,
+    config: &'c Config,
     import: &ImportOptions,
     store: &RwLock<S>,
     states: &[NoteState],
     only: &BTreeSet<String>,
-) -> Result<Option<Partial>, SyncError> {
-    let plan_of = |scope: &BTreeSet<String>| -> Result<ImportPlan, SyncError> {
+) -> Result<Option<Partial<'c>>, SyncError> {
+    let plan_of = |scope: &BTreeSet<String>| -> Result<Planner<'c>, SyncError> {
         let mut import = import.clone();
         import.known_notes = known_notes(states.iter().filter(|s| !scope.contains(&s.path)));
         import.only = Some(scope.clone());
-        Ok(plan_vault(vault, config, &import)?)
+        Ok(Planner::new(vault, config, &import)?)
     };
     let first = plan_of(only)?;
     // Names before (the store) and after (the plan) the change.
@@ -512,15 +671,15 @@ fn plan_partial<S: Store + ?Sized>(
         names.extend(names_of(&s.title, &s.aliases, &s.path));
         ids.insert(s.note_id.clone());
     }
-    for b in &first.bundles {
-        names.extend(names_of(&b.note.title, &b.note.aliases, &b.note.path));
-        ids.insert(b.note.note_id.clone());
+    for n in first.notes() {
+        names.extend(names_of(&n.title, &n.aliases, &n.path));
+        ids.insert(n.note_id.clone());
     }
     let by_id: HashMap<&str, &NoteState> = states.iter().map(|s| (s.note_id.as_str(), s)).collect();
-    for b in &first.bundles {
+    for n in first.notes() {
         if by_id
-            .get(b.note.note_id.as_str())
-            .is_some_and(|s| s.path != b.note.path && !only.contains(&s.path))
+            .get(n.note_id.as_str())
+            .is_some_and(|s| s.path != n.path && !only.contains(&s.path))
         {
             return Ok(None);
         }
@@ -554,9 +713,8 @@ fn plan_partial<S: Store + ?Sized>(
         before.extend(mention_names(&s.title, &s.aliases));
     }
     let mut added: Vec<String> = first
-        .bundles
-        .iter()
-        .flat_map(|b| mention_names(&b.note.title, &b.note.aliases))
+        .notes()
+        .flat_map(|n| mention_names(&n.title, &n.aliases))
         .filter(|n| !before.contains(n))
         .collect();
     added.sort();
@@ -576,10 +734,13 @@ fn plan_partial<S: Store + ?Sized>(
         scope.extend(writers);
     }
     if scope.len() == only.len() {
-        return Ok(Some(Partial { plan: first, scope }));
+        return Ok(Some(Partial {
+            planner: first,
+            scope,
+        }));
     }
     Ok(Some(Partial {
-        plan: plan_of(&scope)?,
+        planner: plan_of(&scope)?,
         scope,
     }))
 }
@@ -589,14 +750,11 @@ fn plan_partial<S: Store + ?Sized>(
 /// read are kept.
 fn deletions<'a>(
     states: impl IntoIterator<Item = &'a NoteState>,
-    plan: &ImportPlan,
+    planner: &Planner<'_>,
 ) -> Vec<String> {
-    let planned: HashSet<&str> = plan
-        .bundles
-        .iter()
-        .map(|b| b.note.note_id.as_str())
-        .collect();
-    let unreadable: HashSet<&str> = plan
+    let planned: HashSet<&str> = planner.notes().map(|n| n.note_id.as_str()).collect();
+    let unreadable: HashSet<&str> = planner
+        .plan
         .skipped
         .iter()
         .filter(|s| !s.by_status)

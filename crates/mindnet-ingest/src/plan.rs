@@ -9,7 +9,7 @@ use crate::mentions::MentionIndex;
 use crate::names::note_names;
 use crate::parse::{ParsedNote, parse};
 use crate::resolve::{NoteEntry, Resolver};
-use crate::scan::scan_vault;
+use crate::scan::{SourceFile, scan_vault};
 use crate::source::{DEFAULT_MAX_NOTE_BYTES, SourceText, content_hash, read_source};
 use mindnet_core::ids::{chunk_id, note_id_for_path};
 use mindnet_core::{Chunk, EdgeVocabulary, Note, NoteBundle, Status, TypeRegistry, Warning};
@@ -154,12 +154,24 @@ struct Prepared {
     note: Note,
 }
 
-pub fn plan_vault(
+/// A note read and parsed, its identity not yet settled against the
+/// notes before it.
+struct Candidate<T> {
+    /// The parsed source (`Prepared`), or what a streamed plan keeps of it.
+    held: T,
+    note: Note,
+    /// The frontmatter's `id:` line, when the note claims its id there.
+    claimed_at: Option<usize>,
+    warnings: Vec<Warning>,
+}
+
+/// Reads every note file of the vault (in parallel); the files that cannot
+/// be read are in the plan's `skipped` and `warnings`.
+fn read_vault(
     root: &Path,
-    config: &Config,
     opts: &ImportOptions,
-) -> Result<ImportPlan, IngestError> {
-    let mut plan = ImportPlan::default();
+    plan: &mut ImportPlan,
+) -> Result<Vec<SourceFile>, IngestError> {
     let t = Instant::now();
     let scan = scan_vault(root)?;
     plan.timings.scan = t.elapsed();
@@ -171,7 +183,25 @@ pub fn plan_vault(
     if let Some(seed) = opts.shuffle_seed {
         mindnet_core::rng::Rng::new(seed).shuffle(&mut files);
     }
+    Ok(files)
+}
 
+fn unreadable(plan: &mut ImportPlan, w: Warning) {
+    plan.skipped.push(Skipped {
+        path: w.path.clone(),
+        reason: w.message.clone(),
+        by_status: false,
+    });
+    plan.warnings.push(w);
+}
+
+pub fn plan_vault(
+    root: &Path,
+    config: &Config,
+    opts: &ImportOptions,
+) -> Result<ImportPlan, IngestError> {
+    let mut plan = ImportPlan::default();
+    let files = read_vault(root, opts, &mut plan)?;
     let t = Instant::now();
     let read: Vec<Result<SourceText, Warning>> = files
         .par_iter()
@@ -182,17 +212,172 @@ pub fn plan_vault(
     for r in read {
         match r {
             Ok(s) => sources.push(s),
-            Err(w) => {
-                plan.skipped.push(Skipped {
-                    path: w.path.clone(),
-                    reason: w.message.clone(),
-                    by_status: false,
-                });
-                plan.warnings.push(w);
-            }
+            Err(w) => unreadable(&mut plan, w),
         }
     }
     Ok(plan_sources(sources, config, opts, plan))
+}
+
+/// Reads and parses a note and builds it, with the id it claims.
+fn candidate(
+    source: SourceText,
+    config: &Config,
+    opts: &ImportOptions,
+) -> Candidate<(SourceText, ParsedNote)> {
+    let parsed = parse(&source.text);
+    let mut warnings = source.warnings.clone();
+    warnings.extend(
+        parsed
+            .issues
+            .iter()
+            .map(|i| Warning::new(&source.file.rel_path, i.line, &i.message)),
+    );
+    let (note, claimed_at) = build_note(&source, &parsed, config, opts, &mut warnings);
+    Candidate {
+        held: (source, parsed),
+        note,
+        claimed_at,
+        warnings,
+    }
+}
+
+/// Settles each note's id in path order: an `id:` that an earlier note
+/// already has gives way to the path's id. Then sets aside the notes whose
+/// status is never indexed.
+fn settle<T>(candidates: Vec<Candidate<T>>, plan: &mut ImportPlan) -> Vec<(T, Note)> {
+    let mut seen = HashSet::new();
+    let mut kept = Vec::with_capacity(candidates.len());
+    for mut c in candidates {
+        if let Some(line) = c.claimed_at
+            && seen.contains(&c.note.note_id)
+        {
+            c.warnings.insert(
+                0,
+                Warning::new(
+                    &c.note.path,
+                    line,
+                    format!(
+                        "id `{}` is already used by another note; this note keeps its path-based id",
+                        c.note.note_id
+                    ),
+                ),
+            );
+            c.note.note_id = note_id_for_path(&c.note.path);
+        }
+        seen.insert(c.note.note_id.clone());
+        plan.warnings.append(&mut c.warnings);
+        if !c.note.status.is_indexed() {
+            plan.skipped.push(Skipped {
+                path: c.note.path.clone(),
+                reason: format!("status `{}` is never indexed", c.note.status),
+                by_status: true,
+            });
+            continue;
+        }
+        kept.push((c.held, c.note));
+    }
+    kept
+}
+
+/// What planning one note needs from the rest of the vault: every note's
+/// names, to resolve its links and find its mentions.
+struct Names {
+    resolver: Resolver,
+    mentions: MentionIndex,
+}
+
+impl Names {
+    fn new<'a>(
+        notes: impl Iterator<Item = &'a Note>,
+        config: &Config,
+        opts: &ImportOptions,
+        plan: &ImportPlan,
+    ) -> Names {
+        let mut entries: Vec<NoteEntry> = notes
+            .map(|n| NoteEntry {
+                note_id: n.note_id.clone(),
+                rel_path: n.path.clone(),
+                title: n.title.clone(),
+                aliases: n.aliases.clone(),
+                note_type: n.note_type.clone(),
+            })
+            .collect();
+        let on_disk: HashSet<String> = entries.iter().map(|e| e.note_id.clone()).collect();
+        // Unreadable files keep what the index has of them; status-skipped ones leave.
+        let left: HashSet<&str> = plan
+            .skipped
+            .iter()
+            .filter(|s| s.by_status)
+            .map(|s| s.path.as_str())
+            .collect();
+        entries.extend(
+            opts.known_notes
+                .iter()
+                .filter(|k| !on_disk.contains(&k.note_id) && !left.contains(k.rel_path.as_str()))
+                .cloned(),
+        );
+        entries.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
+        let resolver = Resolver::new(entries);
+        let mentions = MentionIndex::new(resolver.notes(), config.vocab.names());
+        Names { resolver, mentions }
+    }
+}
+
+/// A note's chunks as its type's profile cuts them.
+fn draft(p: &Prepared, config: &Config) -> Vec<ChunkDraft> {
+    let profile = config.registry.profile(&p.note.chunk_profile);
+    chunk_note(&p.source.text, &p.parsed, &p.note.title, profile)
+}
+
+/// A note's bundle: its chunks, names and edges.
+fn derive_note(
+    mut p: Prepared,
+    drafts: &[ChunkDraft],
+    names: &Names,
+    config: &Config,
+) -> (NoteBundle, Vec<Warning>) {
+    let rules = config.vocab.names();
+    let chunks = chunks_of(&p.note, drafts);
+    let text = &p.source.text;
+    // The endings and case rules of the note's own language: its
+    // `lang:`, else what its words say, else the import's default.
+    let lang = match p.parsed.frontmatter.lang.as_deref() {
+        Some(l) => l,
+        None => crate::names::detect_lang(text).unwrap_or(&p.note.lang),
+    };
+    let mentions = names.mentions.find(text, &p.parsed.prose, rules, lang);
+    let found = note_names(text, &p.parsed.prose, &p.note.title, rules, lang);
+    p.note.names = found.whole;
+    p.note.name_parts = found.parts;
+    let spans: Vec<ChunkSpan> = chunks
+        .iter()
+        .zip(drafts)
+        .map(|(c, d)| ChunkSpan {
+            chunk_id: c.chunk_id.clone(),
+            range: d.range.clone(),
+        })
+        .collect();
+    let deriver = Deriver {
+        resolver: &names.resolver,
+        registry: &config.registry,
+        vocab: &config.vocab,
+    };
+    let d = deriver.derive(&NoteContext {
+        note_id: &p.note.note_id,
+        note_type: &p.note.note_type,
+        rel_path: &p.note.path,
+        chunks: &spans,
+        links: &p.parsed.links,
+        mentions: &mentions,
+    });
+    (
+        NoteBundle {
+            note: p.note,
+            chunks,
+            edges: d.edges,
+        },
+        d.warnings,
+    )
 }
 
 /// Everything after reading: parse, identify, chunk, derive. Public so that
@@ -207,128 +392,30 @@ pub fn plan_sources(
     sources.sort_by(|a, b| a.file.rel_path.cmp(&b.file.rel_path));
 
     let t = Instant::now();
-    let parsed: Vec<(SourceText, ParsedNote)> = sources
+    let candidates: Vec<_> = sources
         .into_par_iter()
-        .map(|s| {
-            let p = parse(&s.text);
-            (s, p)
-        })
+        .map(|s| candidate(s, config, opts))
         .collect();
     plan.timings.parse = t.elapsed();
-
-    let mut prepared = Vec::with_capacity(parsed.len());
-    let mut seen_ids = HashSet::new();
-    for (source, parsed) in parsed {
-        let mut warnings = source.warnings.clone();
-        warnings.extend(
-            parsed
-                .issues
-                .iter()
-                .map(|i| Warning::new(&source.file.rel_path, i.line, &i.message)),
-        );
-        let note = build_note(&source, &parsed, config, opts, &mut warnings, &mut seen_ids);
-        plan.warnings.extend(warnings);
-        if !note.status.is_indexed() {
-            plan.skipped.push(Skipped {
-                path: note.path.clone(),
-                reason: format!("status `{}` is never indexed", note.status),
-                by_status: true,
-            });
-            continue;
-        }
-        prepared.push(Prepared {
+    let prepared: Vec<Prepared> = settle(candidates, &mut plan)
+        .into_iter()
+        .map(|((source, parsed), note)| Prepared {
             source,
             parsed,
             note,
-        });
-    }
-
-    let mut entries: Vec<NoteEntry> = prepared
-        .iter()
-        .map(|p| NoteEntry {
-            note_id: p.note.note_id.clone(),
-            rel_path: p.note.path.clone(),
-            title: p.note.title.clone(),
-            aliases: p.note.aliases.clone(),
-            note_type: p.note.note_type.clone(),
         })
         .collect();
-    let on_disk: HashSet<String> = entries.iter().map(|e| e.note_id.clone()).collect();
-    // Unreadable files keep what the index has of them; status-skipped ones leave.
-    let left: HashSet<&str> = plan
-        .skipped
-        .iter()
-        .filter(|s| s.by_status)
-        .map(|s| s.path.as_str())
-        .collect();
-    entries.extend(
-        opts.known_notes
-            .iter()
-            .filter(|k| !on_disk.contains(&k.note_id) && !left.contains(k.rel_path.as_str()))
-            .cloned(),
-    );
-    entries.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
-    let resolver = Resolver::new(entries);
-    let rules = config.vocab.names();
-    let mention_index = MentionIndex::new(resolver.notes(), rules);
+    let names = Names::new(prepared.iter().map(|p| &p.note), config, opts, &plan);
 
     let t = Instant::now();
-    let drafts: Vec<Vec<ChunkDraft>> = prepared
-        .par_iter()
-        .map(|p| {
-            let profile = config.registry.profile(&p.note.chunk_profile);
-            chunk_note(&p.source.text, &p.parsed, &p.note.title, profile)
-        })
-        .collect();
+    let drafts: Vec<Vec<ChunkDraft>> = prepared.par_iter().map(|p| draft(p, config)).collect();
     plan.timings.chunk = t.elapsed();
 
     let t = Instant::now();
-    let deriver = Deriver {
-        resolver: &resolver,
-        registry: &config.registry,
-        vocab: &config.vocab,
-    };
     let derived: Vec<(NoteBundle, Vec<Warning>)> = prepared
         .into_par_iter()
         .zip(drafts)
-        .map(|(mut p, drafts)| {
-            let chunks = chunks_of(&p.note, &drafts);
-            let text = &p.source.text;
-            // The endings and case rules of the note's own language: its
-            // `lang:`, else what its words say, else the import's default.
-            let lang = match p.parsed.frontmatter.lang.as_deref() {
-                Some(l) => l,
-                None => crate::names::detect_lang(text).unwrap_or(&p.note.lang),
-            };
-            let mentions = mention_index.find(text, &p.parsed.prose, rules, lang);
-            let names = note_names(text, &p.parsed.prose, &p.note.title, rules, lang);
-            p.note.names = names.whole;
-            p.note.name_parts = names.parts;
-            let spans: Vec<ChunkSpan> = chunks
-                .iter()
-                .zip(&drafts)
-                .map(|(c, d)| ChunkSpan {
-                    chunk_id: c.chunk_id.clone(),
-                    range: d.range.clone(),
-                })
-                .collect();
-            let d = deriver.derive(&NoteContext {
-                note_id: &p.note.note_id,
-                note_type: &p.note.note_type,
-                rel_path: &p.note.path,
-                chunks: &spans,
-                links: &p.parsed.links,
-                mentions: &mentions,
-            });
-            (
-                NoteBundle {
-                    note: p.note,
-                    chunks,
-                    edges: d.edges,
-                },
-                d.warnings,
-            )
-        })
+        .map(|(p, drafts)| derive_note(p, &drafts, &names, config))
         .collect();
     plan.timings.derive = t.elapsed();
 
@@ -342,33 +429,133 @@ pub fn plan_sources(
     plan
 }
 
+/// A vault planned in two passes, so that a large one is never in memory
+/// whole: `new` reads every note once and keeps its identity (id, title,
+/// names: what links resolve against) but not its text; `bundles` reads a
+/// few notes again and plans their chunks and edges. A note planned so is
+/// the note `plan_vault` plans, byte for byte, unless its file changed in
+/// between (then it is planned as it reads now; the file's new time
+/// stamp sends the next import to it again).
+pub struct Planner<'c> {
+    config: &'c Config,
+    max_note_bytes: u64,
+    /// In path order: each note's file and its note without its text.
+    notes: Vec<(SourceFile, Note)>,
+    names: Names,
+    /// Files that are not indexed, and the warnings of reading them
+    /// (`bundles` gives the warnings of planning a note).
+    pub plan: ImportPlan,
+}
+
+/// One note of `Planner::bundles`.
+pub enum Planned {
+    Bundle {
+        bundle: NoteBundle,
+        warnings: Vec<Warning>,
+    },
+    /// Its file can no longer be read.
+    Unreadable(Warning),
+}
+
+impl<'c> Planner<'c> {
+    pub fn new(
+        root: &Path,
+        config: &'c Config,
+        opts: &ImportOptions,
+    ) -> Result<Planner<'c>, IngestError> {
+        let mut plan = ImportPlan::default();
+        let mut files = read_vault(root, opts, &mut plan)?;
+        files.sort();
+        let t = Instant::now();
+        let read: Vec<Result<Candidate<SourceFile>, Warning>> = files
+            .par_iter()
+            .map(|f| {
+                let c = candidate(read_source(f, opts.max_note_bytes)?, config, opts);
+                Ok(Candidate {
+                    held: c.held.0.file,
+                    note: Note {
+                        fulltext: String::new(),
+                        ..c.note
+                    },
+                    claimed_at: c.claimed_at,
+                    warnings: c.warnings,
+                })
+            })
+            .collect();
+        plan.timings.parse = t.elapsed();
+        let mut candidates = Vec::with_capacity(read.len());
+        for r in read {
+            match r {
+                Ok(c) => candidates.push(c),
+                Err(w) => unreadable(&mut plan, w),
+            }
+        }
+        let notes = settle(candidates, &mut plan);
+        let names = Names::new(notes.iter().map(|(_, n)| n), config, opts, &plan);
+        plan.warnings.sort();
+        plan.warnings.dedup();
+        plan.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(Planner {
+            config,
+            max_note_bytes: opts.max_note_bytes,
+            notes,
+            names,
+            plan,
+        })
+    }
+
+    /// The notes to plan, in path order, without their text, names and
+    /// name parts (those come with `bundles`).
+    pub fn notes(&self) -> impl ExactSizeIterator<Item = &Note> {
+        self.notes.iter().map(|(_, n)| n)
+    }
+
+    /// The bundles of the notes at these places of `notes()`, in parallel.
+    pub fn bundles(&self, which: &[usize]) -> Vec<Planned> {
+        which
+            .par_iter()
+            .filter_map(|&i| self.notes.get(i))
+            .map(|(file, note)| {
+                let source = match read_source(file, self.max_note_bytes) {
+                    Ok(s) => s,
+                    Err(w) => return Planned::Unreadable(w),
+                };
+                let note = Note {
+                    hash: content_hash(&source.text),
+                    fulltext: source.text.clone(),
+                    ..note.clone()
+                };
+                let parsed = parse(&source.text);
+                let p = Prepared {
+                    source,
+                    parsed,
+                    note,
+                };
+                let drafts = draft(&p, self.config);
+                let (bundle, warnings) = derive_note(p, &drafts, &self.names, self.config);
+                Planned::Bundle { bundle, warnings }
+            })
+            .collect()
+    }
+}
+
+/// The note of a parsed source, with the id it claims (`id:`, whose line
+/// is returned) or its path's id.
 fn build_note(
     source: &SourceText,
     parsed: &ParsedNote,
     config: &Config,
     opts: &ImportOptions,
     warnings: &mut Vec<Warning>,
-    seen_ids: &mut HashSet<String>,
-) -> Note {
+) -> (Note, Option<usize>) {
     let fm = &parsed.frontmatter;
     let path = source.file.rel_path.clone();
     let mut warn = |line: usize, msg: String| warnings.push(Warning::new(&path, line, msg));
 
-    let path_id = note_id_for_path(&path);
-    let note_id = match &fm.id {
-        Some(id) if seen_ids.contains(id) => {
-            warn(
-                fm.line_of("id"),
-                format!(
-                    "id `{id}` is already used by another note; this note keeps its path-based id"
-                ),
-            );
-            path_id
-        }
-        Some(id) => id.clone(),
-        None => path_id,
+    let (note_id, claimed_at) = match &fm.id {
+        Some(id) => (id.clone(), Some(fm.line_of("id"))),
+        None => (note_id_for_path(&path), None),
     };
-    seen_ids.insert(note_id.clone());
 
     let title = note_title(fm.title.as_deref(), &path);
 
@@ -404,7 +591,7 @@ fn build_note(
     tags.sort();
     tags.dedup();
 
-    Note {
+    let note = Note {
         note_id,
         title,
         note_type,
@@ -422,7 +609,8 @@ fn build_note(
         fulltext: source.text.clone(),
         names: Vec::new(),
         name_parts: Vec::new(),
-    }
+    };
+    (note, claimed_at)
 }
 
 fn chunks_of(note: &Note, drafts: &[ChunkDraft]) -> Vec<Chunk> {
