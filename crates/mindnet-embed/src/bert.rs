@@ -410,9 +410,8 @@ impl Bert {
         for row in s.qkv.chunks_exact_mut(3 * h) {
             row[..h].iter_mut().for_each(|v| *v *= scale);
         }
-        s.ctx.clear();
+        // Both are overwritten by the products: old values need no zeroing.
         s.ctx.resize(len * h, 0.0);
-        s.scores.clear();
         s.scores.resize(len * len, 0.0);
         for head in 0..self.heads {
             let part = |at: usize| View::cols(len, 3 * h, at * h + head * dh, dh);

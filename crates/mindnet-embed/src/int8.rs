@@ -129,13 +129,12 @@ impl QuantLinear {
             Kernel::Portable => quantize_rows(x, self.inp, self.kp, s),
         }
         let width = self.packed.len() / self.kp;
-        s.sums.clear();
+        // Every sum is stored by the kernels: the old values need no zeroing.
         s.sums.resize(rows * width, 0);
         match self.kernel {
             Kernel::Vnni => vnni::sums(&s.x, rows, self.kp, &self.packed, &mut s.sums),
             Kernel::Portable => portable_sums(&s.x, rows, self.kp, &self.packed, &mut s.sums),
         }
-        y.clear();
         y.resize(rows * self.out, 0.0);
         let channels = Channels {
             sum: &self.sum,
@@ -244,9 +243,7 @@ impl Range {
 /// bytes.)
 fn quantize_rows(x: &[f32], inp: usize, kp: usize, s: &mut Scratch) {
     let rows = x.len() / inp.max(1);
-    s.x.clear();
-    s.x.resize(rows * kp, 0);
-    s.x_range.clear();
+    bytes_for(s, rows, inp, kp);
     for (row, q) in x.chunks_exact(inp).zip(s.x.chunks_exact_mut(kp)) {
         let low = row.iter().fold(f32::INFINITY, |m, v| m.min(*v));
         let high = row.iter().fold(f32::NEG_INFINITY, |m, v| m.max(*v));
@@ -259,6 +256,16 @@ fn quantize_rows(x: &[f32], inp: usize, kp: usize, s: &mut Scratch) {
     }
 }
 
+/// Room for `rows` rows of `kp` bytes: every byte but the padding (past
+/// `inp`) is written by the quantisation, so only the padding is zeroed.
+fn bytes_for(s: &mut Scratch, rows: usize, inp: usize, kp: usize) {
+    if kp != inp {
+        s.x.clear();
+    }
+    s.x.resize(rows * kp, 0);
+    s.x_range.clear();
+}
+
 /// The integer sums by plain loops: `sums[r][n] = Σ_k x[r][k] · w[n][k]`.
 fn portable_sums(x: &[u8], rows: usize, kp: usize, packed: &[i8], sums: &mut [i32]) {
     let blocks = packed.len() / (LANES * kp);
@@ -268,6 +275,7 @@ fn portable_sums(x: &[u8], rows: usize, kp: usize, packed: &[i8], sums: &mut [i3
         for b in 0..blocks {
             let wb = &packed[b * LANES * kp..(b + 1) * LANES * kp];
             let out = &mut sums[r * width + b * LANES..r * width + (b + 1) * LANES];
+            out.fill(0);
             for (g, xg) in xr.chunks_exact(GROUP).enumerate() {
                 let wg = &wb[g * LANES * GROUP..(g + 1) * LANES * GROUP];
                 for (lane, w) in out.iter_mut().zip(wg.chunks_exact(GROUP)) {
@@ -347,9 +355,7 @@ mod vnni {
             "VNNI quantisation on a CPU without it"
         );
         let rows = x.len() / inp.max(1);
-        s.x.clear();
-        s.x.resize(rows * kp, 0);
-        s.x_range.clear();
+        super::bytes_for(s, rows, inp, kp);
         for (row, q) in x.chunks_exact(inp).zip(s.x.chunks_exact_mut(kp)) {
             // SAFETY: the CPU has AVX-512 (asserted above).
             let range = unsafe { quantize_row(row, &mut q[..inp]) };

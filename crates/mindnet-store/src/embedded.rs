@@ -242,6 +242,7 @@ fn open_shard(
     indexes: &[&str],
 ) -> Result<EdgeShard, StoreError> {
     let shard = if path.join("edge_config.json").is_file() {
+        crate::wal::trim(path);
         load_shard(path)?
     } else {
         std::fs::create_dir_all(path).map_err(|e| io(path, e))?;
@@ -538,6 +539,7 @@ impl Store for EmbeddedStore {
         };
         commit::write_batch(&mut shards, kept, writes, deletes)?;
         self.unoptimized.fetch_add(chunks, Ordering::Relaxed);
+        crate::wal::release(&self.dir);
         Ok(())
     }
 

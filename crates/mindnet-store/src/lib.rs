@@ -25,6 +25,7 @@ mod rest;
 mod search;
 mod server;
 mod space;
+mod wal;
 
 pub use catalog::{Catalog, EntityGraphSize, Named};
 pub use check::{CheckReport, CollectionIndexes, Problem, check, ids};
