@@ -539,7 +539,6 @@ impl Store for EmbeddedStore {
         };
         commit::write_batch(&mut shards, kept, writes, deletes)?;
         self.unoptimized.fetch_add(chunks, Ordering::Relaxed);
-        crate::wal::release(&self.dir);
         Ok(())
     }
 
