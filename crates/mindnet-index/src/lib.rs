@@ -333,7 +333,7 @@ pub fn sync<S: Store + ?Sized>(
     for group in places.chunks(DECIDE_NOTES) {
         for (i, planned) in group.iter().zip(planner.bundles(group)) {
             let (bundle, mut w) = match planned {
-                Planned::Bundle { bundle, warnings } => (bundle, warnings),
+                Planned::Bundle { bundle, warnings } => (*bundle, warnings),
                 Planned::Unreadable(w) => {
                     warnings.push(w);
                     continue;
@@ -391,7 +391,7 @@ pub fn sync<S: Store + ?Sized>(
         let mut planned: Vec<Pending> = Vec::with_capacity(batch.len());
         for (w, p) in batch.iter().zip(planner.bundles(&places)) {
             let bundle = match p {
-                Planned::Bundle { bundle, .. } => bundle,
+                Planned::Bundle { bundle, .. } => *bundle,
                 // Read a moment ago: the next sync finds out what happened.
                 Planned::Unreadable(w) => {
                     report.warnings.push(w);

@@ -186,13 +186,23 @@ fn read_vault(
     Ok(files)
 }
 
-fn unreadable(plan: &mut ImportPlan, w: Warning) {
-    plan.skipped.push(Skipped {
-        path: w.path.clone(),
-        reason: w.message.clone(),
-        by_status: false,
-    });
-    plan.warnings.push(w);
+/// What could be read; each file that could not is skipped with its warning.
+fn readable<T>(read: Vec<Result<T, Warning>>, plan: &mut ImportPlan) -> Vec<T> {
+    let mut ok = Vec::with_capacity(read.len());
+    for r in read {
+        match r {
+            Ok(x) => ok.push(x),
+            Err(w) => {
+                plan.skipped.push(Skipped {
+                    path: w.path.clone(),
+                    reason: w.message.clone(),
+                    by_status: false,
+                });
+                plan.warnings.push(w);
+            }
+        }
+    }
+    ok
 }
 
 pub fn plan_vault(
@@ -208,13 +218,7 @@ pub fn plan_vault(
         .map(|f| read_source(f, opts.max_note_bytes))
         .collect();
     plan.timings.read = t.elapsed();
-    let mut sources = Vec::with_capacity(read.len());
-    for r in read {
-        match r {
-            Ok(s) => sources.push(s),
-            Err(w) => unreadable(&mut plan, w),
-        }
-    }
+    let sources = readable(read, &mut plan);
     Ok(plan_sources(sources, config, opts, plan))
 }
 
@@ -450,7 +454,7 @@ pub struct Planner<'c> {
 /// One note of `Planner::bundles`.
 pub enum Planned {
     Bundle {
-        bundle: NoteBundle,
+        bundle: Box<NoteBundle>,
         warnings: Vec<Warning>,
     },
     /// Its file can no longer be read.
@@ -483,13 +487,7 @@ impl<'c> Planner<'c> {
             })
             .collect();
         plan.timings.parse = t.elapsed();
-        let mut candidates = Vec::with_capacity(read.len());
-        for r in read {
-            match r {
-                Ok(c) => candidates.push(c),
-                Err(w) => unreadable(&mut plan, w),
-            }
-        }
+        let candidates = readable(read, &mut plan);
         let notes = settle(candidates, &mut plan);
         let names = Names::new(notes.iter().map(|(_, n)| n), config, opts, &plan);
         plan.warnings.sort();
@@ -533,7 +531,10 @@ impl<'c> Planner<'c> {
                 };
                 let drafts = draft(&p, self.config);
                 let (bundle, warnings) = derive_note(p, &drafts, &self.names, self.config);
-                Planned::Bundle { bundle, warnings }
+                Planned::Bundle {
+                    bundle: Box::new(bundle),
+                    warnings,
+                }
             })
             .collect()
     }

@@ -29,7 +29,7 @@ fn assert_same_plan(vault: &Path, groups: usize) {
                     bundle,
                     warnings: w,
                 } => {
-                    bundles.push(bundle);
+                    bundles.push(*bundle);
                     warnings.extend(w);
                 }
                 Planned::Unreadable(w) => panic!("{w:?}"),
