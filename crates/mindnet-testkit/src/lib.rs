@@ -24,6 +24,30 @@ pub enum Source {
     Binary(PathBuf),
 }
 
+/// The file `scripts/test` names, where each skipped test adds a line.
+const SKIPS_VAR: &str = "MINDNET_TEST_SKIPS";
+
+/// Says on one line why a test returns without running, and records it
+/// (`test<TAB>reason`) in the file `MINDNET_TEST_SKIPS` names, so that
+/// `scripts/test` counts it: cargo hides a passing test's output.
+pub fn skip(test: &str, reason: &str) {
+    eprintln!("skipping {test}: {reason}");
+    if let Ok(path) = std::env::var(SKIPS_VAR) {
+        use std::io::Write;
+        // One write per line, appended: tests of several binaries and
+        // threads add to the file at once.
+        let line = format!("{test}\t{reason}\n");
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        if let Err(e) = written {
+            eprintln!("{path}: {e}");
+        }
+    }
+}
+
 /// Where Qdrant comes from for this run; `None` (after one line saying how
 /// to enable them) when the server tests cannot run here.
 pub fn source(test: &str) -> Option<Source> {
@@ -40,8 +64,11 @@ pub fn source(test: &str) -> Option<Source> {
     if bin.is_file() {
         return Some(Source::Binary(bin));
     }
-    eprintln!(
-        "skipping {test}: no Qdrant server; set {URL_VAR}=http://127.0.0.1:6333 (a running server) or {BIN_VAR}=/path/to/qdrant"
+    skip(
+        test,
+        &format!(
+            "no Qdrant server: set {BIN_VAR}=/path/to/qdrant or {URL_VAR}=http://127.0.0.1:6333"
+        ),
     );
     None
 }
@@ -188,7 +215,7 @@ impl Cluster {
         let bin = match source(test)? {
             Source::Binary(b) => b,
             Source::External(_) => {
-                eprintln!("skipping {test}: a cluster test needs {BIN_VAR}, not {URL_VAR}");
+                skip(test, &format!("a cluster test needs {BIN_VAR}, not {URL_VAR}"));
                 return None;
             }
         };
