@@ -72,6 +72,36 @@ await page.keyboard.press("Enter");
 await page.waitForSelector("#note:not([hidden])");
 const opened = await page.textContent("#note-title");
 if (opened !== wanted) fail(`clicked ${wanted}, opened ${opened}`);
+// Every node of the explanation graphs, and of a why chain of six notes
+// with long titles drawn into the same panel, lies inside its panel and
+// the window at this width.
+async function graphsFit(where) {
+  const bad = await page.evaluate(async () => {
+    const { drawGraph } = await import("/ui/graph.js");
+    const nodes = [...Array(6).keys()].map((i) => ({
+      note_id: `c${i}`, title: `Eine lange Überschrift der Notiz Nummer ${i} im Verlauf`, type: "experience",
+    }));
+    const edges = [...Array(5).keys()].map((i) => ({ from: `c${i}`, to: `c${i + 1}`, kind: "resulted_in", provenance: "explicit" }));
+    const host = document.querySelector(".turn .explanation");
+    if (!host) return ["(no explanation panel)"];
+    const chain = drawGraph({ nodes, edges }, { onOpen: () => {}, label: "chain" });
+    host.append(chain);
+    const outside = [];
+    for (const box of document.querySelectorAll(".turn .explanation .graph-box")) {
+      const b = box.getBoundingClientRect();
+      const panel = box.closest(".turn").getBoundingClientRect();
+      for (const n of box.querySelectorAll(".node")) {
+        const r = n.getBoundingClientRect();
+        const right = Math.min(b.right, panel.right, window.innerWidth);
+        if (r.left < Math.max(b.left, panel.left) - 1 || r.right > right + 1) outside.push(n.getAttribute("aria-label"));
+      }
+    }
+    chain.remove();
+    return outside;
+  });
+  if (bad.length) fail(`${where}: nodes outside the graph's panel: ${bad.join(", ")}`);
+}
+await graphsFit("1280 px");
 const around = await page.$$("#note-graph .node");
 if (around.length < 2) fail(`${around.length} nodes around the note`);
 await page.screenshot({ path: `${shots}/graph.png`, fullPage: true });
@@ -166,6 +196,7 @@ const send = await page.textContent("#send");
 if (send !== "Send") fail(`language switch: ${send}`);
 await page.setViewportSize({ width: 390, height: 844 });
 await page.screenshot({ path: `${shots}/phone.png`, fullPage: true });
+await graphsFit("390 px");
 
 // The status and the configuration are shown.
 const status = await page.textContent("#status");

@@ -1,8 +1,11 @@
 // A graph of notes as SVG, laid out in layers without randomness: a cause
-// stands left of its effect, and within a layer notes are ordered by
-// title, so the same graph always looks the same. Note types are colours,
-// edge kinds are labels, provenance is the line style; a legend explains
-// them. Clicking (or Enter on) a node opens the note.
+// stands left of its effect (above it, when the graph is deeper than it is
+// wide, as a why chain is: so a chain of six fits a phone), and within a
+// layer notes are ordered by title, so the same graph always looks the
+// same. The drawing scales down to its panel, never past it. Note types are
+// colours, edge kinds are labels, provenance is the line style; a legend
+// explains them, and names the note under the pointer or the focus in
+// full. Clicking (or Enter on) a node opens the note.
 import { t } from "/ui/i18n.js";
 
 const NS = "http://www.w3.org/2000/svg";
@@ -12,10 +15,13 @@ const PALETTE = {
   source: "#7a5c3d", person: "#a14d72", insight: "#888888", journal: "#4f6d2f",
 };
 const DASH = { explicit: "", smart: "6 3", rule: "2 3", structure: "1 4", mention: "8 3 1 3" };
-const COL = 210;
-const ROW = 56;
 const W = 170;
-const H = 34;
+const H = 44;
+/// From one layer to the next, and between notes of a layer.
+const STEP = { across: 230, down: 74 };
+const GAP = { down: 58 };
+/// Characters of a title per line of its node (two lines).
+const LINE = 24;
 
 function svg(tag, attrs = {}) {
   const e = document.createElementNS(NS, tag);
@@ -60,18 +66,37 @@ function layers(nodes, edges) {
   return columns.filter(Boolean);
 }
 
+/// A title in at most two lines of its node, cut at a space where one is
+/// near; the rest is elided (the legend shows it whole).
+function titleLines(title) {
+  if (title.length <= LINE) return [title];
+  let cut = title.lastIndexOf(" ", LINE);
+  if (cut < LINE / 2) cut = LINE;
+  const rest = title.slice(cut).trim();
+  return [title.slice(0, cut), rest.length > LINE ? `${rest.slice(0, LINE - 1)}…` : rest];
+}
+
 /// Draws `graph` ({nodes, edges}; an edge may carry `provenance`) into a
 /// new <figure>.
 export function drawGraph(graph, { onOpen, label }) {
   const columns = layers(graph.nodes, graph.edges);
+  const widest = Math.max(1, ...columns.map((c) => c.length));
+  // Layers left to right, or top to bottom when there are more of them
+  // than notes in the widest.
+  const down = columns.length > widest;
   const pos = new Map();
-  columns.forEach((col, x) =>
-    col.forEach((n, y) => pos.set(n.note_id, { x: 10 + x * COL, y: 10 + y * ROW, n })),
+  columns.forEach((col, l) =>
+    col.forEach((n, i) => {
+      const [x, y] = down ? [10 + i * STEP.across, 10 + l * STEP.down] : [10 + l * STEP.across, 10 + i * GAP.down];
+      pos.set(n.note_id, { x, y, n });
+    }),
   );
-  const width = Math.max(1, columns.length) * COL + 20;
-  const height = Math.max(1, ...columns.map((c) => c.length)) * ROW + 20;
+  const spots = [...pos.values()];
+  const width = Math.max(0, ...spots.map((p) => p.x)) + W + 10;
+  const height = Math.max(0, ...spots.map((p) => p.y)) + H + 10;
   const root = svg("svg", {
-    viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": label, class: "graph",
+    viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": label, class: "graph",
+    style: `max-width: ${width}px`,
   });
   const defs = svg("defs");
   const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto" });
@@ -82,35 +107,53 @@ export function drawGraph(graph, { onOpen, label }) {
     const a = pos.get(e.from);
     const b = pos.get(e.to);
     if (!a || !b) continue;
-    const x1 = a.x + W;
-    const y1 = a.y + H / 2;
-    const x2 = b.x;
-    const y2 = b.y + H / 2;
+    // From the side of a that faces b's layer to the side of b facing a.
+    const [x1, y1, x2, y2] = down
+      ? b.y > a.y
+        ? [a.x + W / 2, a.y + H, b.x + W / 2, b.y]
+        : [a.x + W, a.y + H / 2, b.x + W, b.y + H / 2]
+      : b.x > a.x
+        ? [a.x + W, a.y + H / 2, b.x, b.y + H / 2]
+        : [a.x + W / 2, a.y + H, b.x + W / 2, b.y + H];
     const line = svg("line", {
-      x1, y1, x2: x2 > x1 ? x2 : b.x + W / 2, y2: x2 > x1 ? y2 : b.y,
+      x1, y1, x2, y2,
       stroke: "#555", "stroke-width": 1.4, "marker-end": "url(#arrow)",
       "stroke-dasharray": DASH[e.provenance] ?? "", class: `edge provenance-${e.provenance || "unknown"}`,
     });
-    const text = svg("text", { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 4, class: "edge-label", "text-anchor": "middle" });
+    // Beside the line's middle, clear of the line and of its arrow head.
+    const text = down
+      ? svg("text", { x: (x1 + x2) / 2 + 8, y: (y1 + y2) / 2 + 4, class: "edge-label", "text-anchor": "start" })
+      : svg("text", { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 6, class: "edge-label", "text-anchor": "middle" });
     text.textContent = e.kind;
     root.append(line, text);
   }
+  const caption = legend(graph);
+  const focused = caption.querySelector(".legend-focus");
   for (const { x, y, n } of pos.values()) {
-    const g = svg("g", { class: "node", tabindex: 0, role: "button", "data-note": n.note_id, "aria-label": `${n.title} (${n.type})` });
+    const full = `${n.title} (${n.type})`;
+    const g = svg("g", { class: "node", tabindex: 0, role: "button", "data-note": n.note_id, "aria-label": full });
     const rect = svg("rect", { x, y, width: W, height: H, rx: 6, fill: colour(n.type) });
-    const text = svg("text", { x: x + 8, y: y + 21, class: "node-label" });
-    text.textContent = n.title.length > 24 ? `${n.title.slice(0, 23)}…` : n.title;
+    const text = svg("text", { x: x + 8, y: y + 18, class: "node-label" });
+    const lines = titleLines(n.title);
+    lines.forEach((line, i) => {
+      const span = svg("tspan", { x: x + 8, dy: i ? 15 : lines.length > 1 ? -1 : 6 });
+      span.textContent = line;
+      text.append(span);
+    });
     const title = svg("title");
     title.textContent = `${n.title} · ${n.type}`;
     g.append(rect, text, title);
     const open = () => onOpen(n.note_id);
+    const show = () => (focused.textContent = full);
     g.addEventListener("click", open);
     g.addEventListener("keydown", (ev) => (ev.key === "Enter" || ev.key === " ") && (ev.preventDefault(), open()));
+    g.addEventListener("focus", show);
+    g.addEventListener("mouseenter", show);
     root.append(g);
   }
   const figure = document.createElement("figure");
   figure.className = "graph-box";
-  figure.append(root, legend(graph));
+  figure.append(root, caption);
   return figure;
 }
 
@@ -136,6 +179,9 @@ function legend(graph) {
   const count = document.createElement("span");
   count.className = "legend-count";
   count.textContent = `${graph.nodes.length} ${t("notes")}`;
-  box.append(count);
+  // The full name of the note under the pointer or the focus.
+  const focus = document.createElement("output");
+  focus.className = "legend-focus";
+  box.append(count, focus);
   return box;
 }
