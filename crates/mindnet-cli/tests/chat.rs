@@ -329,7 +329,9 @@ fn chat_one_shot_on_the_command_line() {
 
 #[test]
 fn with_a_real_llm_the_answer_streams_from_it_and_a_disconnect_cancels_it() {
-    let Some(llama) = common::llama_server("with_a_real_llm_the_answer_streams_from_it_and_a_disconnect_cancels_it") else {
+    let Some(llama) = common::llama_server(
+        "with_a_real_llm_the_answer_streams_from_it_and_a_disconnect_cancels_it",
+    ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

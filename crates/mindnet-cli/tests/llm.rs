@@ -129,7 +129,8 @@ fn a_cancelled_stream_frees_the_server() {
 
 #[test]
 fn background_requests_wait_on_the_semaphore_and_realtime_passes() {
-    let Some(s) = llama_server("background_requests_wait_on_the_semaphore_and_realtime_passes") else {
+    let Some(s) = llama_server("background_requests_wait_on_the_semaphore_and_realtime_passes")
+    else {
         return;
     };
     let l = Arc::new(llm(Provider::OpenAi, &s.url, Duration::from_secs(120), 1));

