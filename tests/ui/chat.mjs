@@ -72,9 +72,9 @@ await page.keyboard.press("Enter");
 await page.waitForSelector("#note:not([hidden])");
 const opened = await page.textContent("#note-title");
 if (opened !== wanted) fail(`clicked ${wanted}, opened ${opened}`);
-// Every node of the explanation graphs, and of a why chain of six notes
-// with long titles drawn into the same panel, lies inside its panel and
-// the window at this width.
+// Every node of the chat's graphs, and of a why chain of six notes with
+// long titles drawn into the same panel, lies inside its panel and the
+// window at this width.
 async function graphsFit(where) {
   const bad = await page.evaluate(async () => {
     const { drawGraph } = await import("/ui/graph.js");
@@ -82,14 +82,15 @@ async function graphsFit(where) {
       note_id: `c${i}`, title: `Eine lange Überschrift der Notiz Nummer ${i} im Verlauf`, type: "experience",
     }));
     const edges = [...Array(5).keys()].map((i) => ({ from: `c${i}`, to: `c${i + 1}`, kind: "resulted_in", provenance: "explicit" }));
-    const host = document.querySelector(".turn .explanation");
-    if (!host) return ["(no explanation panel)"];
+    // The chat's explanation panel; the conversation itself once the
+    // language switch has drawn the turns again.
+    const host = document.querySelector(".turn .explanation") ?? document.querySelector("#conversation");
     const chain = drawGraph({ nodes, edges }, { onOpen: () => {}, label: "chain" });
     host.append(chain);
     const outside = [];
-    for (const box of document.querySelectorAll(".turn .explanation .graph-box")) {
+    for (const box of document.querySelectorAll("#conversation .graph-box")) {
       const b = box.getBoundingClientRect();
-      const panel = box.closest(".turn").getBoundingClientRect();
+      const panel = (box.closest(".turn") ?? host).getBoundingClientRect();
       for (const n of box.querySelectorAll(".node")) {
         const r = n.getBoundingClientRect();
         const right = Math.min(b.right, panel.right, window.innerWidth);

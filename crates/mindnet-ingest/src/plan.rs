@@ -157,7 +157,8 @@ struct Prepared {
 /// A note read and parsed, its identity not yet settled against the
 /// notes before it.
 struct Candidate<T> {
-    /// The parsed source (`Prepared`), or what a streamed plan keeps of it.
+    /// The source and its parse, or only the file (all a streamed plan
+    /// keeps).
     held: T,
     note: Note,
     /// The frontmatter's `id:` line, when the note claims its id there.
@@ -165,9 +166,9 @@ struct Candidate<T> {
     warnings: Vec<Warning>,
 }
 
-/// Reads every note file of the vault (in parallel); the files that cannot
-/// be read are in the plan's `skipped` and `warnings`.
-fn read_vault(
+/// The vault's note files: scanned (the scan's warnings go to the plan),
+/// narrowed to `opts.only`, shuffled for the determinism test.
+fn vault_files(
     root: &Path,
     opts: &ImportOptions,
     plan: &mut ImportPlan,
@@ -211,7 +212,7 @@ pub fn plan_vault(
     opts: &ImportOptions,
 ) -> Result<ImportPlan, IngestError> {
     let mut plan = ImportPlan::default();
-    let files = read_vault(root, opts, &mut plan)?;
+    let files = vault_files(root, opts, &mut plan)?;
     let t = Instant::now();
     let read: Vec<Result<SourceText, Warning>> = files
         .par_iter()
@@ -468,7 +469,7 @@ impl<'c> Planner<'c> {
         opts: &ImportOptions,
     ) -> Result<Planner<'c>, IngestError> {
         let mut plan = ImportPlan::default();
-        let mut files = read_vault(root, opts, &mut plan)?;
+        let mut files = vault_files(root, opts, &mut plan)?;
         files.sort();
         let t = Instant::now();
         let read: Vec<Result<Candidate<SourceFile>, Warning>> = files

@@ -96,8 +96,9 @@ export function drawGraph(graph, { onOpen, label }) {
   const height = Math.max(0, ...spots.map((p) => p.y)) + H + 10;
   const root = svg("svg", {
     viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": label, class: "graph",
-    style: `max-width: ${width}px`,
   });
+  // Through the CSSOM: the page's policy refuses style attributes.
+  root.style.maxWidth = `${width}px`;
   const defs = svg("defs");
   const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto" });
   marker.append(svg("path", { d: "M0,0 L10,5 L0,10 z", fill: "#555" }));
