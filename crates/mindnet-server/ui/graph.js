@@ -71,7 +71,7 @@ function layers(nodes, edges) {
 function titleLines(title) {
   if (title.length <= LINE) return [title];
   let cut = title.lastIndexOf(" ", LINE);
-  if (cut < LINE / 2) cut = LINE;
+  if (cut < LINE / 3) cut = LINE;
   const rest = title.slice(cut).trim();
   return [title.slice(0, cut), rest.length > LINE ? `${rest.slice(0, LINE - 1)}…` : rest];
 }
