@@ -15,6 +15,7 @@
 //!   exactly the values a full dequantisation would.
 
 use crate::int8::{Kernel, QuantLinear};
+use crate::matmul::{View, matmul, op, op_t};
 use rayon::prelude::*;
 
 /// `y = x · Wᵀ + b`: the file's f32 weights, or int8 (`int8.rs`).
@@ -134,117 +135,6 @@ impl WordTable {
             }
         };
         out.iter_mut().zip(row).for_each(|(o, v)| *o += v);
-    }
-}
-
-/// A row-major matrix view of a buffer: `rows × cols` starting at `offset`,
-/// `stride` values from one row to the next.
-#[derive(Clone, Copy)]
-struct View {
-    offset: usize,
-    rows: usize,
-    cols: usize,
-    stride: usize,
-}
-
-impl View {
-    fn rows(rows: usize, cols: usize) -> View {
-        View {
-            offset: 0,
-            rows,
-            cols,
-            stride: cols,
-        }
-    }
-
-    /// Columns `from..from + cols` of a row-major matrix with `stride`.
-    fn cols(rows: usize, stride: usize, from: usize, cols: usize) -> View {
-        View {
-            offset: from,
-            rows,
-            cols,
-            stride,
-        }
-    }
-
-    fn fits(&self, len: usize) -> bool {
-        self.rows == 0
-            || self.cols == 0
-            || self.offset + (self.rows - 1) * self.stride + self.cols <= len
-    }
-}
-
-/// A matrix operand: a view of a buffer, read transposed when `t` (then
-/// `view` is the stored `n × k` matrix of a `k × n` operand).
-#[derive(Clone, Copy)]
-struct Operand<'a> {
-    data: &'a [f32],
-    view: View,
-    t: bool,
-}
-
-fn op(data: &[f32], view: View) -> Operand<'_> {
-    Operand {
-        data,
-        view,
-        t: false,
-    }
-}
-
-fn op_t(data: &[f32], view: View) -> Operand<'_> {
-    Operand {
-        data,
-        view,
-        t: true,
-    }
-}
-
-/// `dst (+)= a · b` (only `b` may be transposed). Single-threaded: windows
-/// run in parallel instead.
-fn matmul(dst: &mut [f32], d: View, accumulate: bool, a: Operand<'_>, b: Operand<'_>) {
-    let (av, bv) = (a.view, b.view);
-    let (m, k) = (av.rows, av.cols);
-    let n = if b.t { bv.rows } else { bv.cols };
-    let bk = if b.t { bv.cols } else { bv.rows };
-    assert!(
-        !a.t && d.rows == m
-            && d.cols == n
-            && bk == k
-            && d.fits(dst.len())
-            && av.fits(a.data.len())
-            && bv.fits(b.data.len()),
-        "matmul shapes"
-    );
-    // b's element (row kk, column j) in memory.
-    let (b_rs, b_cs) = if b.t {
-        (1, bv.stride as isize)
-    } else {
-        (bv.stride as isize, 1)
-    };
-    // SAFETY: every view was checked to lie inside its slice (`fits`), the
-    // shapes agree, and `dst` is borrowed mutably, so it aliases nothing.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr().add(d.offset),
-            1,
-            d.stride as isize,
-            accumulate,
-            a.data.as_ptr().add(av.offset),
-            1,
-            av.stride as isize,
-            b.data.as_ptr().add(bv.offset),
-            b_cs,
-            b_rs,
-            1.0,
-            1.0,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        );
     }
 }
 

@@ -7,6 +7,7 @@
 mod bert;
 pub mod e5;
 pub mod int8;
+mod matmul;
 mod vecmath;
 
 pub use bert::gemm_gflops;
@@ -78,8 +79,6 @@ pub enum EmbedError {
     Weights { path: PathBuf, message: String },
     #[error("tokenizer: {0}")]
     Tokenizer(String),
-    #[error("inference: {0}")]
-    Inference(#[from] candle_core::Error),
     #[error("{url}: {message}")]
     Http { url: String, message: String },
     #[error("embedder returned {got} values where {want} were expected")]

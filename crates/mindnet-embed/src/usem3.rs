@@ -1,10 +1,12 @@
 //! Universal Sentence Encoder multilingual v3 (512-d): a SentencePiece unigram
 //! tokenizer, a 6-bit quantised word table, three CNN n-gram branches (n = 2,
-//! 3, 5) and a small dense stack. Our own forward pass on candle tensors,
-//! following the numpy reference shipped in the wheel.
+//! 3, 5) and a small dense stack. Our own forward pass on plain buffers
+//! (`matmul.rs`, `vecmath.rs`), following the numpy reference shipped in the
+//! wheel.
 
+use crate::matmul::{View, matmul, op};
+use crate::vecmath;
 use crate::{EmbedError, Embedder, ModelId, Product, normalize, npz, sentencepiece};
-use candle_core::{D, Device, Tensor};
 use rayon::prelude::*;
 use std::path::Path;
 use tokenizers::models::unigram::Unigram;
@@ -30,25 +32,59 @@ pub struct UseM3 {
     table: Vec<u8>,
     scale: Vec<f32>,
     lo: Vec<f32>,
-    proj_w: Tensor,
-    proj_b: Tensor,
-    ln_g_all: Tensor,
-    ln_b_all: Tensor,
-    w1: Vec<Tensor>,
-    b1: Vec<Tensor>,
-    w2: Vec<Tensor>,
-    b2: Vec<Tensor>,
-    ln_g: Tensor,
-    ln_b: Tensor,
-    cnn_w: Tensor,
-    cnn_b: Tensor,
-    d0: Tensor,
-    d1: Tensor,
-    p1: Tensor,
-    d2: Tensor,
-    p3: Tensor,
-    d3: Tensor,
+    /// The three branches' projections side by side: `[DIM][3 · CNN]`.
+    proj: Matrix,
+    proj_b: Vec<f32>,
+    ln_g_all: Vec<f32>,
+    ln_b_all: Vec<f32>,
+    /// Per branch, the two convolutions over its n-gram windows.
+    w1: Vec<Matrix>,
+    b1: Vec<Vec<f32>>,
+    w2: Vec<Matrix>,
+    b2: Vec<Vec<f32>>,
+    ln_g: Vec<f32>,
+    ln_b: Vec<f32>,
+    cnn_w: Matrix,
+    cnn_b: Vec<f32>,
+    d0: Matrix,
+    d1: Matrix,
+    p1: Matrix,
+    d2: Matrix,
+    p3: Matrix,
+    d3: Matrix,
     eps: f32,
+}
+
+/// A weight matrix `[rows][cols]`, row-major, applied as `x · W` (the
+/// wheel's numpy convention).
+struct Matrix {
+    values: Vec<f32>,
+    rows: usize,
+    cols: usize,
+}
+
+impl Matrix {
+    /// `dst (+)= x · W` for `n` rows of `x`.
+    fn apply(&self, x: &[f32], n: usize, dst: &mut [f32], accumulate: bool) {
+        self.apply_into(x, n, dst, View::rows(n, self.cols), accumulate);
+    }
+
+    fn apply_into(&self, x: &[f32], n: usize, dst: &mut [f32], d: View, accumulate: bool) {
+        matmul(
+            dst,
+            d,
+            accumulate,
+            op(x, View::rows(n, self.rows)),
+            op(&self.values, View::rows(self.rows, self.cols)),
+        );
+    }
+
+    /// `x · W` for one row.
+    fn row(&self, x: &[f32]) -> Vec<f32> {
+        let mut out = vec![0f32; self.cols];
+        self.apply(x, 1, &mut out, false);
+        out
+    }
 }
 
 fn weights_error(path: &Path, message: impl Into<String>) -> EmbedError {
@@ -102,45 +138,100 @@ impl UseM3 {
         let npz_path = dir.join("weights.npz");
         let tokenizer = tokenizer(&dir.join("sp.model"))?;
         let arrays = npz::read(&npz_path).map_err(|e| weights_error(&npz_path, e))?;
-        let cpu = Device::Cpu;
+        let bad = |message: String| weights_error(&npz_path, message);
         let get = |name: &str| {
             arrays
                 .get(name)
-                .ok_or_else(|| weights_error(&npz_path, format!("missing array {name}")))
+                .ok_or_else(|| bad(format!("missing array {name}")))
         };
         let f32s = |name: &str| -> Result<&[f32], EmbedError> {
             get(name)?
                 .f32()
-                .ok_or_else(|| weights_error(&npz_path, format!("{name} is not float")))
+                .ok_or_else(|| bad(format!("{name} is not float")))
         };
-        let tensor = |name: &str| -> Result<Tensor, EmbedError> {
-            let a = get(name)?;
-            Ok(Tensor::from_slice(f32s(name)?, a.shape.as_slice(), &cpu)?)
+        // Every shape is checked here, so that the products never see a
+        // mismatch at run time.
+        let vector = |name: &str, len: usize| -> Result<Vec<f32>, EmbedError> {
+            let v = f32s(name)?;
+            if get(name)?.shape.as_slice() != [len] {
+                return Err(bad(format!("{name} should hold {len} values")));
+            }
+            Ok(v.to_vec())
         };
-        let cat = |names: [&str; 3], dim: usize| -> Result<Tensor, EmbedError> {
-            let parts = names
-                .iter()
-                .map(|n| tensor(n))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Tensor::cat(&parts, dim)?)
+        let matrix = |name: &str, rows: usize, cols: Option<usize>| -> Result<Matrix, EmbedError> {
+            let values = f32s(name)?.to_vec();
+            match *get(name)?.shape.as_slice() {
+                [r, c] if r == rows && cols.is_none_or(|want| want == c) => Ok(Matrix {
+                    values,
+                    rows: r,
+                    cols: c,
+                }),
+                ref shape => Err(bad(format!(
+                    "{name} has shape {shape:?}, expected {rows} rows{}",
+                    cols.map(|c| format!(" and {c} columns"))
+                        .unwrap_or_default()
+                ))),
+            }
         };
-        let rows = get("q1")?.shape[0];
+        let rows = get("q1")?.shape.first().copied().unwrap_or(0);
         let mut table = vec![0u8; rows * CHUNKS * DIM];
         for c in 0..CHUNKS {
-            let q = get(&format!("q{}", c + 1))?
+            let name = format!("q{}", c + 1);
+            let q = get(&name)?
                 .u8()
-                .ok_or_else(|| weights_error(&npz_path, "word table is not uint8"))?;
+                .filter(|q| q.len() == rows * DIM)
+                .ok_or_else(|| bad(format!("word table {name} is not {rows} × {DIM} uint8")))?;
             for r in 0..rows {
                 let id = r * CHUNKS + c;
                 table[id * DIM..(id + 1) * DIM].copy_from_slice(&q[r * DIM..(r + 1) * DIM]);
             }
         }
-        let per_branch = |prefix: &str| -> Result<Vec<Tensor>, EmbedError> {
+        let (scale, lo) = (f32s("scale")?.to_vec(), f32s("lo")?.to_vec());
+        if rows == 0 || scale.len() < CHUNKS || lo.len() < CHUNKS {
+            return Err(bad("the word table's scales are missing".into()));
+        }
+        let branches = |prefix: &str| ORDERS.map(|(n, _)| format!("{prefix}{n}"));
+        // The projections side by side, a row of each in turn.
+        let parts = branches("proj")
+            .iter()
+            .map(|n| matrix(n, DIM, Some(CNN)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let proj = Matrix {
+            values: (0..DIM)
+                .flat_map(|r| {
+                    parts
+                        .iter()
+                        .flat_map(move |p| &p.values[r * CNN..(r + 1) * CNN])
+                })
+                .copied()
+                .collect(),
+            rows: DIM,
+            cols: ORDERS.len() * CNN,
+        };
+        let joined = |prefix: &str| -> Result<Vec<f32>, EmbedError> {
+            Ok(branches(prefix)
+                .iter()
+                .map(|n| vector(n, CNN))
+                .collect::<Result<Vec<_>, _>>()?
+                .concat())
+        };
+        let convs = |prefix: &str| -> Result<Vec<Matrix>, EmbedError> {
             ORDERS
                 .iter()
-                .map(|(n, _)| tensor(&format!("{prefix}{n}")))
+                .map(|(n, _)| matrix(&format!("{prefix}{n}"), n * CNN, Some(CNN)))
                 .collect()
         };
+        let biases = |prefix: &str| -> Result<Vec<Vec<f32>>, EmbedError> {
+            branches(prefix).iter().map(|n| vector(n, CNN)).collect()
+        };
+        let features = DIM + ORDERS.len() * CNN;
+        let cnn_w = matrix("cnn_W", features, None)?;
+        let d0 = matrix("d0", cnn_w.cols, None)?;
+        let p1 = matrix("p1", cnn_w.cols, None)?;
+        let d1 = matrix("d1", d0.cols, Some(p1.cols))?;
+        let d2 = matrix("d2", p1.cols, None)?;
+        let p3 = matrix("p3", p1.cols, Some(DIM))?;
+        let d3 = matrix("d3", d2.cols, Some(DIM))?;
         Ok(UseM3 {
             id: ModelId {
                 name: "use-m3".into(),
@@ -148,26 +239,26 @@ impl UseM3 {
             },
             tokenizer,
             table,
-            scale: f32s("scale")?.to_vec(),
-            lo: f32s("lo")?.to_vec(),
-            proj_w: cat(["proj2", "proj3", "proj5"], 1)?,
-            proj_b: cat(["proj_b2", "proj_b3", "proj_b5"], 0)?,
-            ln_g_all: cat(["ln_g2", "ln_g3", "ln_g5"], 0)?,
-            ln_b_all: cat(["ln_b2", "ln_b3", "ln_b5"], 0)?,
-            w1: per_branch("w1_")?,
-            b1: per_branch("b1_")?,
-            w2: per_branch("w2_")?,
-            b2: per_branch("b2_")?,
-            ln_g: tensor("ln_g")?,
-            ln_b: tensor("ln_b")?,
-            cnn_w: tensor("cnn_W")?,
-            cnn_b: tensor("cnn_b")?,
-            d0: tensor("d0")?,
-            d1: tensor("d1")?,
-            p1: tensor("p1")?,
-            d2: tensor("d2")?,
-            p3: tensor("p3")?,
-            d3: tensor("d3")?,
+            scale,
+            lo,
+            proj,
+            proj_b: joined("proj_b")?,
+            ln_g_all: joined("ln_g")?,
+            ln_b_all: joined("ln_b")?,
+            w1: convs("w1_")?,
+            b1: biases("b1_")?,
+            w2: convs("w2_")?,
+            b2: biases("b2_")?,
+            ln_g: vector("ln_g", features)?,
+            ln_b: vector("ln_b", features)?,
+            cnn_b: vector("cnn_b", cnn_w.cols)?,
+            cnn_w,
+            d0,
+            d1,
+            p1,
+            d2,
+            p3,
+            d3,
             eps: f32s("eps")?.first().copied().unwrap_or(1e-6),
         })
     }
@@ -179,62 +270,120 @@ impl UseM3 {
     fn embed_one(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         let ids = self.token_ids(text)?;
         let n = ids.len();
-        let cpu = Device::Cpu;
-        let mut emb = vec![0f32; n * DIM];
+        let width = ORDERS.len() * CNN;
+        let features = DIM + width;
+        // A row per token: its word vector, then the three branches' outputs.
+        let mut f = vec![0f32; n * features];
         let rows = self.table.len() / DIM;
         for (t, &id) in ids.iter().enumerate() {
             let id = (id as usize).min(rows - 1);
             let c = id % CHUNKS;
             let (s, l) = (self.scale[c], self.lo[c]);
-            for (dst, &q) in emb[t * DIM..(t + 1) * DIM]
+            for (dst, &q) in f[t * features..t * features + DIM]
                 .iter_mut()
                 .zip(&self.table[id * DIM..(id + 1) * DIM])
             {
                 *dst = f32::from(q) * s + l;
             }
         }
-        let emb = Tensor::from_vec(emb, (n, DIM), &cpu)?;
-        let x = emb.matmul(&self.proj_w)?.broadcast_add(&self.proj_b)?;
-        let x = candle_nn::ops::layer_norm(&x, &self.ln_g_all, &self.ln_b_all, self.eps)?;
-        let mut feats = vec![emb];
+        let emb = View::cols(n, features, 0, DIM);
+        let mut x = self.proj_b.repeat(n);
+        matmul(
+            &mut x,
+            View::rows(n, width),
+            true,
+            op(&f, emb),
+            op(&self.proj.values, View::rows(DIM, width)),
+        );
+        vecmath::layer_norm(&mut x, &self.ln_g_all, &self.ln_b_all, self.eps);
+        let mut windows = Vec::new();
         for (i, &(order, left)) in ORDERS.iter().enumerate() {
-            let xs = x.narrow(1, i * CNN, CNN)?;
-            let h = (window(&xs, order, left)?
-                .matmul(&self.w1[i])?
-                .broadcast_add(&self.b1[i])?
-                .relu()?
-                + &xs)?;
-            let c2 = (window(&h, order, left)?
-                .matmul(&self.w2[i])?
-                .broadcast_add(&self.b2[i])?
-                .relu()?
-                + &h)?;
-            feats.push(c2);
+            let xs = View::cols(n, width, i * CNN, CNN);
+            let h = convolve(&x, xs, &self.w1[i], &self.b1[i], order, left, &mut windows);
+            let c2 = convolve(
+                &h,
+                View::rows(n, CNN),
+                &self.w2[i],
+                &self.b2[i],
+                order,
+                left,
+                &mut windows,
+            );
+            for (t, row) in c2.chunks_exact(CNN).enumerate() {
+                let at = t * features + DIM + i * CNN;
+                f[at..at + CNN].copy_from_slice(row);
+            }
         }
-        let f = Tensor::cat(&feats, 1)?;
-        let f = candle_nn::ops::layer_norm(&f, &self.ln_g, &self.ln_b, self.eps)?;
-        let nf = n as f64;
-        let mean = f.sum_keepdim(0)?.matmul(&self.cnn_w)?;
-        let mean = ((mean + (&self.cnn_b * nf)?.unsqueeze(0)?)? / nf.sqrt())?;
-        let y0 = mean.matmul(&self.d0)?.relu()?;
-        let y1 = (mean.matmul(&self.p1)? + y0.matmul(&self.d1)?)?.relu()?;
-        let y2 = y1.matmul(&self.d2)?.relu()?;
-        let z = (y1.matmul(&self.p3)? + y2.matmul(&self.d3)?)?.tanh()?;
-        let mut v = z.squeeze(0)?.to_vec1::<f32>()?;
-        normalize(&mut v)?;
-        Ok(v)
+        vecmath::layer_norm(&mut f, &self.ln_g, &self.ln_b, self.eps);
+        let mut sum = vec![0f32; features];
+        for row in f.chunks_exact(features) {
+            sum.iter_mut().zip(row).for_each(|(s, v)| *s += v);
+        }
+        let nf = n as f32;
+        let mut mean = self.cnn_w.row(&sum);
+        mean.iter_mut()
+            .zip(&self.cnn_b)
+            .for_each(|(m, b)| *m = (*m + b * nf) / nf.sqrt());
+        let y0 = relu(self.d0.row(&mean));
+        let mut y1 = self.p1.row(&mean);
+        self.d1.apply(&y0, 1, &mut y1, true);
+        let y1 = relu(y1);
+        let y2 = relu(self.d2.row(&y1));
+        let mut z = self.p3.row(&y1);
+        self.d3.apply(&y2, 1, &mut z, true);
+        z.iter_mut().for_each(|v| *v = v.tanh());
+        normalize(&mut z)?;
+        Ok(z)
     }
 }
 
-/// Row `t` of the result is rows `t-left .. t-left+order` of `x`, side by
-/// side, with zeros outside the sentence: the convolution's input.
-fn window(x: &Tensor, order: usize, left: usize) -> Result<Tensor, candle_core::Error> {
-    let n = x.dim(0)?;
-    let padded = x.pad_with_zeros(0, left, order - 1 - left)?;
-    let parts = (0..order)
-        .map(|k| padded.narrow(0, k, n))
-        .collect::<Result<Vec<_>, _>>()?;
-    Tensor::cat(&parts, D::Minus1)
+/// `relu(window(x) · W + b) + x` for the column block `xs` of `x`: one
+/// convolution of a branch, with its residual.
+fn convolve(
+    x: &[f32],
+    xs: View,
+    w: &Matrix,
+    b: &[f32],
+    order: usize,
+    left: usize,
+    windows: &mut Vec<f32>,
+) -> Vec<f32> {
+    let n = xs.rows;
+    window(x, xs, order, left, windows);
+    // The bias in every row, then the product added to it.
+    let mut h = b.repeat(n);
+    w.apply(windows, n, &mut h, true);
+    for (t, row) in h.chunks_exact_mut(CNN).enumerate() {
+        let at = xs.offset + t * xs.stride;
+        for (v, r) in row.iter_mut().zip(&x[at..at + CNN]) {
+            *v = v.max(0.0) + r;
+        }
+    }
+    h
+}
+
+fn relu(mut v: Vec<f32>) -> Vec<f32> {
+    v.iter_mut().for_each(|x| *x = x.max(0.0));
+    v
+}
+
+/// Row `t` of `out` is rows `t-left .. t-left+order` of the block `xs` of
+/// `x`, side by side, with zeros outside the sentence: the convolution's
+/// input.
+fn window(x: &[f32], xs: View, order: usize, left: usize, out: &mut Vec<f32>) {
+    let (n, cols) = (xs.rows, xs.cols);
+    out.clear();
+    out.resize(n * order * cols, 0.0);
+    for t in 0..n {
+        for k in 0..order {
+            let Some(src) = (t + k).checked_sub(left).filter(|&s| s < n) else {
+                continue;
+            };
+            let at = xs.offset + src * xs.stride;
+            let dst = (t * order + k) * cols;
+            out[dst..dst + cols].copy_from_slice(&x[at..at + cols]);
+        }
+    }
 }
 
 impl Embedder for UseM3 {
@@ -262,7 +411,7 @@ impl Embedder for UseM3 {
             &self.d3,
         ]
         .iter()
-        .map(|w| 2.0 * w.elem_count() as f64)
+        .map(|w| 2.0 * w.values.len() as f64)
         .sum();
         let mut total = 0.0;
         for t in texts {
