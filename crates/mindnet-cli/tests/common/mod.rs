@@ -112,15 +112,28 @@ impl Server {
 
     /// `start`, with these environment variables set.
     pub fn start_with(vault: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
-        use std::io::BufRead;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mindnet"))
-            .args(["serve", vault.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+        let mut cmd = Self::command();
+        cmd.args(["serve", vault.to_str().unwrap(), "--listen", "127.0.0.1:0"])
             .args(extra)
-            .env_remove("MINDNET_API_TOKEN")
+            .envs(env.iter().copied());
+        Self::spawn(cmd)
+    }
+
+    /// The binary, without the LLM or token the environment may name.
+    pub fn command() -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mindnet"));
+        cmd.env_remove("MINDNET_API_TOKEN")
             .env_remove("MINDNET_LLM_URL")
             .env_remove("MINDNET_OLLAMA_URL")
-            .envs(env.iter().copied())
-            .env("RUST_LOG", "info,qdrant_edge=error")
+            .env("RUST_LOG", "info,qdrant_edge=error");
+        cmd
+    }
+
+    /// Runs a `mindnet serve` command (from `command`) and waits until it
+    /// is listening.
+    pub fn spawn(mut cmd: Command) -> Server {
+        use std::io::BufRead;
+        let mut child = cmd
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .spawn()
