@@ -80,7 +80,9 @@ pub fn stamps(vault: &Path) -> Result<Vec<Stamp>, IngestError> {
 }
 
 /// The report of an import that would change nothing, if the manifest says
-/// so; `None` means: run the import.
+/// so; `None` means: run the import. A write journal left in the folder
+/// (a fault outside any import) also takes the full path, whose open
+/// repairs it or says why it cannot.
 pub fn unchanged(
     data: &Path,
     vault: &Path,
@@ -88,7 +90,7 @@ pub fn unchanged(
     import: &ImportOptions,
     opts: &SyncOptions,
 ) -> Option<SyncReport> {
-    if opts.purge_before_upsert {
+    if opts.purge_before_upsert || mindnet_store::journal_left(data) {
         return None;
     }
     let started = std::time::Instant::now();

@@ -29,6 +29,13 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 const JOURNAL: &str = "pending.json";
+
+/// Whether the index folder `dir` holds the write journal of a batch that
+/// never finished (or a torn one): only opening the index repairs it, or
+/// refuses it.
+pub fn journal_left(dir: &Path) -> bool {
+    dir.join(JOURNAL).exists()
+}
 /// Held while a new index is created.
 const CREATE_LOCK: &str = "create.lock";
 const PAGE: usize = 1024;
