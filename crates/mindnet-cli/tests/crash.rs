@@ -70,12 +70,10 @@ fn sigkill_mid_import_then_reimport_equals_a_clean_import() {
 fn a_corrupt_crash_journal_is_a_clear_error_and_nothing_is_deleted() {
     let dir = tempfile::tempdir().unwrap();
     common::copy_dir(&common::demo_vault(), dir.path());
-    // Files an hour old: the manifest trusts them, so the second import
-    // would be answered from it, were a journal not left beside it.
-    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    for entry in std::fs::read_dir(dir.path()).unwrap().flatten() {
-        backdate(&entry.path(), hour_ago);
-    }
+    // Files older than the manifest's 2 s of doubt: it trusts them, so the
+    // second import would be answered from it, were a journal not left
+    // beside it.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
     import(dir.path());
     let ids = common::ids(&dir.path().join(".mindnet"));
     // A journal torn by a disk fault: which notes it named is unknown.
@@ -103,15 +101,4 @@ fn a_corrupt_crash_journal_is_a_clear_error_and_nothing_is_deleted() {
     assert!(journal.exists());
     std::fs::remove_file(&journal).unwrap();
     assert_eq!(common::ids(&dir.path().join(".mindnet")), ids);
-}
-
-fn backdate(path: &std::path::Path, to: std::time::SystemTime) {
-    if path.is_dir() {
-        for entry in std::fs::read_dir(path).unwrap().flatten() {
-            backdate(&entry.path(), to);
-        }
-    } else {
-        let file = std::fs::File::options().write(true).open(path).unwrap();
-        file.set_modified(to).unwrap();
-    }
 }

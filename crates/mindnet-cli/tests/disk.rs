@@ -210,6 +210,9 @@ fn a_note_that_cannot_be_read_is_reported_by_name_and_kept_in_the_index() {
     use std::os::unix::fs::PermissionsExt;
     let vault = tempfile::tempdir().unwrap();
     copy_dir(&common::demo_vault(), vault.path());
+    // Older than the manifest's 2 s of doubt, so that only the permission
+    // change (the inode's ctime) tells the next import to look again.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
     common::import_m3(vault.path());
     let before = ids(&vault.path().join(".mindnet"));
     let locked = vault.path().join("Profil.md");

@@ -9,7 +9,8 @@
 //! Invariants:
 //! - The manifest is removed before an import writes anything and written
 //!   only after it finished, so it never describes a half-written index.
-//! - A file modified within [`RACY`] of being stamped never matches: file
+//! - A file modified (or its inode changed: permissions, owner) within
+//!   [`RACY`] of being stamped never matches: file
 //!   systems with coarse timestamps could otherwise hide a second edit made
 //!   in the same tick.
 
@@ -30,6 +31,10 @@ pub struct Stamp {
     pub len: u64,
     /// Nanoseconds since the epoch; `None` when too recent to be trusted.
     pub mtime_ns: Option<u128>,
+    /// When the file's inode last changed (on Unix, its ctime; elsewhere
+    /// its mtime again): a note made unreadable changes nothing else, and
+    /// its import must say so. `None` as above.
+    pub ctime_ns: Option<u128>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -66,17 +71,32 @@ pub fn stamps(vault: &Path) -> Result<Vec<Stamp>, IngestError> {
         .into_iter()
         .map(|f| {
             let meta = std::fs::metadata(&f.abs_path).ok();
-            let mtime = meta.as_ref().and_then(|m| m.modified().ok());
-            let trusted = mtime.filter(|t| now.duration_since(*t).is_ok_and(|age| age >= RACY));
+            let trusted = |t: Option<SystemTime>| {
+                t.filter(|t| now.duration_since(*t).is_ok_and(|age| age >= RACY))
+                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                    .map(|d| d.as_nanos())
+            };
             Stamp {
                 path: f.rel_path,
+                mtime_ns: trusted(meta.as_ref().and_then(|m| m.modified().ok())),
+                ctime_ns: trusted(meta.as_ref().and_then(changed)),
                 len: meta.map_or(u64::MAX, |m| m.len()),
-                mtime_ns: trusted
-                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                    .map(|d| d.as_nanos()),
             }
         })
         .collect())
+}
+
+#[cfg(unix)]
+fn changed(meta: &std::fs::Metadata) -> Option<SystemTime> {
+    use std::os::unix::fs::MetadataExt;
+    let secs = u64::try_from(meta.ctime()).ok()?;
+    let nanos = u32::try_from(meta.ctime_nsec()).ok()?;
+    UNIX_EPOCH.checked_add(Duration::new(secs, nanos))
+}
+
+#[cfg(not(unix))]
+fn changed(meta: &std::fs::Metadata) -> Option<SystemTime> {
+    meta.modified().ok()
 }
 
 /// The report of an import that would change nothing, if the manifest says
@@ -104,7 +124,7 @@ pub fn unchanged(
         && now
             .iter()
             .zip(&m.files)
-            .all(|(a, b)| a == b && a.mtime_ns.is_some());
+            .all(|(a, b)| a == b && a.mtime_ns.is_some() && a.ctime_ns.is_some());
     if !same {
         return None;
     }
