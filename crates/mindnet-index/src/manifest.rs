@@ -9,8 +9,7 @@
 //! Invariants:
 //! - The manifest is removed before an import writes anything and written
 //!   only after it finished, so it never describes a half-written index.
-//! - A file modified (or its inode changed: permissions, owner) within
-//!   [`RACY`] of being stamped never matches: file
+//! - A file modified within [`RACY`] of being stamped never matches: file
 //!   systems with coarse timestamps could otherwise hide a second edit made
 //!   in the same tick.
 
@@ -33,7 +32,8 @@ pub struct Stamp {
     pub mtime_ns: Option<u128>,
     /// When the file's inode last changed (on Unix, its ctime; elsewhere
     /// its mtime again): a note made unreadable changes nothing else, and
-    /// its import must say so. `None` as above.
+    /// its import must say so. Compared as it is, however recent: the
+    /// doubt above is about content, which `mtime_ns` already guards.
     pub ctime_ns: Option<u128>,
 }
 
@@ -71,15 +71,13 @@ pub fn stamps(vault: &Path) -> Result<Vec<Stamp>, IngestError> {
         .into_iter()
         .map(|f| {
             let meta = std::fs::metadata(&f.abs_path).ok();
-            let trusted = |t: Option<SystemTime>| {
-                t.filter(|t| now.duration_since(*t).is_ok_and(|age| age >= RACY))
-                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                    .map(|d| d.as_nanos())
-            };
+            let nanos = |t: SystemTime| t.duration_since(UNIX_EPOCH).ok().map(|d| d.as_nanos());
+            let mtime = meta.as_ref().and_then(|m| m.modified().ok());
+            let trusted = mtime.filter(|t| now.duration_since(*t).is_ok_and(|age| age >= RACY));
             Stamp {
                 path: f.rel_path,
-                mtime_ns: trusted(meta.as_ref().and_then(|m| m.modified().ok())),
-                ctime_ns: trusted(meta.as_ref().and_then(changed)),
+                mtime_ns: trusted.and_then(nanos),
+                ctime_ns: meta.as_ref().and_then(changed).and_then(nanos),
                 len: meta.map_or(u64::MAX, |m| m.len()),
             }
         })
@@ -124,7 +122,7 @@ pub fn unchanged(
         && now
             .iter()
             .zip(&m.files)
-            .all(|(a, b)| a == b && a.mtime_ns.is_some() && a.ctime_ns.is_some());
+            .all(|(a, b)| a == b && a.mtime_ns.is_some());
     if !same {
         return None;
     }
