@@ -66,13 +66,9 @@ struct Matrix {
 impl Matrix {
     /// `dst (+)= x · W` for `n` rows of `x`.
     fn apply(&self, x: &[f32], n: usize, dst: &mut [f32], accumulate: bool) {
-        self.apply_into(x, n, dst, View::rows(n, self.cols), accumulate);
-    }
-
-    fn apply_into(&self, x: &[f32], n: usize, dst: &mut [f32], d: View, accumulate: bool) {
         matmul(
             dst,
-            d,
+            View::rows(n, self.cols),
             accumulate,
             op(x, View::rows(n, self.rows)),
             op(&self.values, View::rows(self.rows, self.cols)),
