@@ -23,7 +23,8 @@ struct Tmpfs {
 }
 
 impl Tmpfs {
-    fn mount(size: &str) -> Option<Tmpfs> {
+    /// `None` (`test` is skipped, saying so) where mounting is not allowed.
+    fn mount(test: &str, size: &str) -> Option<Tmpfs> {
         let dir = tempfile::tempdir().unwrap();
         let done = Command::new("mount")
             .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
@@ -32,7 +33,10 @@ impl Tmpfs {
             .status()
             .is_ok_and(|s| s.success());
         if !done {
-            eprintln!("skipped: mounting a tmpfs needs root (CI runs these tests as root)");
+            mindnet_testkit::skip(
+                test,
+                "mounting a tmpfs needs root (CI runs these tests as root)",
+            );
             return None;
         }
         Some(Tmpfs { dir })
@@ -98,7 +102,12 @@ fn check_clean(data: &Path) {
 
 #[test]
 fn an_import_onto_a_tiny_disk_is_a_clear_error_not_a_bus_error() {
-    let Some(fs) = Tmpfs::mount("6m") else { return };
+    let Some(fs) = Tmpfs::mount(
+        "an_import_onto_a_tiny_disk_is_a_clear_error_not_a_bus_error",
+        "6m",
+    ) else {
+        return;
+    };
     let vault = tempfile::tempdir().unwrap();
     copy_dir(&hotpotqa(), vault.path());
     let data = fs.path().join("index");
@@ -127,7 +136,12 @@ fn fill(dir: &Path, leave: u64) -> PathBuf {
 
 #[test]
 fn a_disk_filling_up_mid_import_stops_it_cleanly_and_the_next_import_completes_it() {
-    let Some(fs) = Tmpfs::mount("1g") else { return };
+    let Some(fs) = Tmpfs::mount(
+        "a_disk_filling_up_mid_import_stops_it_cleanly_and_the_next_import_completes_it",
+        "1g",
+    ) else {
+        return;
+    };
     let vault = tempfile::tempdir().unwrap();
     copy_dir(&hotpotqa(), vault.path());
     let data = fs.path().join("index");
@@ -159,7 +173,10 @@ fn a_disk_filling_up_mid_import_stops_it_cleanly_and_the_next_import_completes_i
 
 #[test]
 fn a_read_only_data_dir_is_a_clear_error_and_the_index_is_untouched() {
-    let Some(fs) = Tmpfs::mount("512m") else {
+    let Some(fs) = Tmpfs::mount(
+        "a_read_only_data_dir_is_a_clear_error_and_the_index_is_untouched",
+        "512m",
+    ) else {
         return;
     };
     let vault = tempfile::tempdir().unwrap();
@@ -187,12 +204,14 @@ fn a_read_only_data_dir_is_a_clear_error_and_the_index_is_untouched() {
 }
 
 /// mindnet without the capabilities that let root read any file.
-fn mindnet_unprivileged(args: &[&str]) -> Option<Output> {
+/// `None` (`test` is skipped, saying so) where capabilities cannot be
+/// dropped.
+fn mindnet_unprivileged(test: &str, args: &[&str]) -> Option<Output> {
     let probe = Command::new("setpriv")
         .args(["--bounding-set=-dac_override,-dac_read_search", "true"])
         .status();
     if !probe.is_ok_and(|s| s.success()) {
-        eprintln!("skipped: needs setpriv and root to drop CAP_DAC_OVERRIDE");
+        mindnet_testkit::skip(test, "needs setpriv and root to drop CAP_DAC_OVERRIDE");
         return None;
     }
     Some(
@@ -207,6 +226,7 @@ fn mindnet_unprivileged(args: &[&str]) -> Option<Output> {
 
 #[test]
 fn a_note_that_cannot_be_read_is_reported_by_name_and_kept_in_the_index() {
+    const TEST: &str = "a_note_that_cannot_be_read_is_reported_by_name_and_kept_in_the_index";
     use std::os::unix::fs::PermissionsExt;
     let vault = tempfile::tempdir().unwrap();
     copy_dir(&common::demo_vault(), vault.path());
@@ -218,7 +238,7 @@ fn a_note_that_cannot_be_read_is_reported_by_name_and_kept_in_the_index() {
     let locked = vault.path().join("Profil.md");
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
     let v = vault.path().to_str().unwrap();
-    let Some(out) = mindnet_unprivileged(&["import", v, "--embedder", "use-m3"]) else {
+    let Some(out) = mindnet_unprivileged(TEST, &["import", v, "--embedder", "use-m3"]) else {
         return;
     };
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
@@ -236,14 +256,17 @@ fn a_note_that_cannot_be_read_is_reported_by_name_and_kept_in_the_index() {
     let shut = data.path().join("index");
     std::fs::create_dir(&shut).unwrap();
     std::fs::set_permissions(&shut, std::fs::Permissions::from_mode(0o555)).unwrap();
-    let out = mindnet_unprivileged(&[
-        "import",
-        v,
-        "--data",
-        shut.to_str().unwrap(),
-        "--embedder",
-        "use-m3",
-    ])
+    let out = mindnet_unprivileged(
+        TEST,
+        &[
+            "import",
+            v,
+            "--data",
+            shut.to_str().unwrap(),
+            "--embedder",
+            "use-m3",
+        ],
+    )
     .unwrap();
     let err = stderr(&out);
     assert!(!out.status.success(), "{err}");

@@ -135,11 +135,13 @@ fn the_python_sdk_drives_every_tool_over_stdio() {
 
 #[test]
 fn the_python_sdk_drives_every_tool_with_the_index_on_a_qdrant_server() {
-    let Some(sdk) = sdk("the_python_sdk_with_a_qdrant_server") else {
+    let Some(sdk) = sdk("the_python_sdk_drives_every_tool_with_the_index_on_a_qdrant_server")
+    else {
         return;
     };
-    let Some(q) = mindnet_testkit::QdrantServer::start("the_python_sdk_with_a_qdrant_server")
-    else {
+    let Some(q) = mindnet_testkit::QdrantServer::start(
+        "the_python_sdk_drives_every_tool_with_the_index_on_a_qdrant_server",
+    ) else {
         return;
     };
     let vault = tempfile::tempdir().unwrap();
@@ -200,7 +202,8 @@ fn the_python_sdk_drives_every_tool_with_the_index_on_a_qdrant_server() {
 
 #[test]
 fn the_python_sdk_drives_every_tool_over_http_with_the_servers_checks() {
-    let Some(sdk) = sdk("the_python_sdk_drives_every_tool_over_http") else {
+    let Some(sdk) = sdk("the_python_sdk_drives_every_tool_over_http_with_the_servers_checks")
+    else {
         return;
     };
     let dir = imported_demo();
