@@ -29,6 +29,7 @@ TOOLS = {
     "lint",
     "write_note",
     "status",
+    "tags",
 }
 
 
@@ -60,7 +61,7 @@ async def run(client):
 
     tools = (await client.list_tools()).tools
     by_name = {t.name: t for t in tools}
-    check(set(by_name) == TOOLS, "the eight tools are listed", sorted(by_name))
+    check(set(by_name) == TOOLS, "the nine tools are listed", sorted(by_name))
     for t in tools:
         check(
             t.input_schema.get("type") == "object" and t.description,
@@ -147,6 +148,16 @@ async def run(client):
     r = await call(client, "status", {})
     st = r.structured_content
     check(st["notes"] >= 40 and st["model"] == "use-m3" and "running" in st["sync"], "status", st)
+
+    # tags: every tag with its count, most used first; a prefix narrows them.
+    r = await call(client, "tags", {})
+    tags = r.structured_content["tags"]
+    counts = [t["notes"] for t in tags]
+    check(counts == sorted(counts, reverse=True) and counts[0] > 5, "tags, most used first", tags[:3])
+    check(f"#{tags[0]['tag']}" in text_of(r), "… named in the text", text_of(r)[:200])
+    r = await call(client, "tags", {"prefix": "MIND"})
+    check([t["tag"] for t in r.structured_content["tags"]] == ["mindnet"], "a prefix, case-insensitive", r.structured_content)
+    await tool_error(client, "tags", {"sort": "name"}, "bad_request")
 
     # write_note: indexed before it answers, never outside the vault, no
     # overwrite unless asked.

@@ -103,8 +103,12 @@ impl Workspace {
     }
 
     /// A note's causes and effects from the index's edge graph, which also
-    /// knows the edges derived from types and the matrix.
+    /// knows the edges derived from types and the matrix; with `files`,
+    /// from the vault's files as they are now.
     pub fn chain(&self, req: &ChainRequest) -> Result<ChainResponse, AppError> {
+        if req.files {
+            return chain_from_files(self.settings(), req);
+        }
         let (direction, hops) = chain_args(req)?;
         let store = self.read();
         let notes = store.note_states()?;
@@ -164,7 +168,7 @@ pub(crate) fn chain_args(req: &ChainRequest) -> Result<(ChainDirection, usize), 
 }
 
 /// The chain read from the files alone (no index needed).
-pub fn chain_from_files(
+pub(crate) fn chain_from_files(
     settings: &crate::Settings,
     req: &ChainRequest,
 ) -> Result<ChainResponse, AppError> {

@@ -7,8 +7,11 @@
 //!   read_note, recent_changes, neighbors, chain, status, analyze, save,
 //!   chat. Reads run from many threads
 //!   while a sync writes (see `workspace.rs` for the invariants).
-//! - `import`, `evaluate`, `lint` and `chain_from_files` are the operations
-//!   that need no open index (or open one only for their own run).
+//! - `ops` is the operation table: each operation's types, route, tool and
+//!   handler, and the `Service` every transport calls (`Workspace` here,
+//!   the HTTP client there).
+//! - `import`, `evaluate` and `tune` are the jobs that open an index only
+//!   for their own run.
 //! - `api` holds the request and response types, converted from the
 //!   internal ones at this boundary.
 
@@ -23,23 +26,27 @@ mod import;
 mod lint;
 pub mod migrate;
 mod open;
+pub mod ops;
 mod read;
 pub mod settings;
+mod tags;
 pub mod tune;
 mod workspace;
 
 pub use draft::slugify;
 pub use error::{AppError, ErrorBody, ErrorCode};
-pub use graph::chain_from_files;
+use graph::chain_from_files;
 pub use import::{ImportOutcome, import, plan};
-pub use lint::{fix, lint};
+use lint::{fix, lint};
 pub use mindnet_index::Progress;
 /// A path below the vault as the vault names it (`/`-separated).
 pub use mindnet_ingest::scan::rel_path as vault_path;
 pub use mindnet_store::CheckReport;
 pub use open::check;
+pub use ops::{Operation, Service};
 pub use settings::{ConfigFiles, LlmSetting, ServeInput, ServeSettings, Settings, SettingsInput};
-pub use workspace::{OpenMode, Workspace, feedback};
+use workspace::feedback;
+pub use workspace::{OpenMode, Workspace};
 
 /// Now, as RFC 3339 (UTC): the timestamps of logs, records and reports.
 pub fn timestamp() -> String {

@@ -26,7 +26,7 @@ fn severity(s: mindnet_lint::Severity) -> Severity {
 }
 
 /// The findings of the vault (or one note), at least `req.severity`.
-pub fn lint(settings: &Settings, req: &LintRequest) -> Result<LintResponse, AppError> {
+pub(crate) fn lint(settings: &Settings, req: &LintRequest) -> Result<LintResponse, AppError> {
     let vault = settings.require_vault()?;
     let config = settings.load_config()?;
     let opts = mindnet_lint::LintOptions {
@@ -72,7 +72,7 @@ pub fn lint(settings: &Settings, req: &LintRequest) -> Result<LintResponse, AppE
 
 /// The safe fixes as diffs, written with `req.write` (each file atomically;
 /// a file changed since it was read is left alone and reported).
-pub fn fix(settings: &Settings, req: &FixRequest) -> Result<FixResponse, AppError> {
+pub(crate) fn fix(settings: &Settings, req: &FixRequest) -> Result<FixResponse, AppError> {
     let vault = settings.require_vault()?;
     let config = settings.load_config()?;
     let opts = mindnet_lint::FixOptions {

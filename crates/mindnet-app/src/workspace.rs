@@ -572,7 +572,10 @@ fn checked_path(p: &str) -> Result<String, AppError> {
 
 /// Rates a hit of a logged query. Needs no open index: the logs take
 /// concurrent writers from several processes.
-pub fn feedback(settings: &Settings, req: &FeedbackRequest) -> Result<FeedbackResponse, AppError> {
+pub(crate) fn feedback(
+    settings: &Settings,
+    req: &FeedbackRequest,
+) -> Result<FeedbackResponse, AppError> {
     let logs = Logs::new(&settings.data);
     let fb = logs.record_feedback(
         &req.query_id,

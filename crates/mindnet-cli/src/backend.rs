@@ -1,11 +1,14 @@
-//! Where a command's operation runs: in this process on the index, or
-//! through the server that owns the index (its address is recorded in the
-//! data dir). While a server runs, no second process opens its index.
+//! Where a command's operations run: the operations that need the index go
+//! through the server that owns it when one runs (its address is recorded
+//! in the data dir), else run in this process on the index, opened on
+//! first need. Operations that read only the vault's files always run here.
+//! While a server runs, no second process opens its index.
 
 use anyhow::{Result, bail};
 use mindnet_app::api::*;
+use mindnet_app::ops::{Local, Operation, Service};
 use mindnet_app::settings::env;
-use mindnet_app::{AppError, OpenMode, Settings, Workspace};
+use mindnet_app::{AppError, OpenMode, Settings};
 use mindnet_server::Client;
 use mindnet_server::owner;
 use std::time::Duration;
@@ -13,9 +16,10 @@ use std::time::Duration;
 /// Long enough for a sync of a large vault through the server.
 const REMOTE_TIMEOUT: Duration = Duration::from_secs(6 * 3600);
 
-pub enum Backend {
-    Local(Box<Workspace>),
-    Remote(Client),
+/// The service a command calls, settled once when the command starts.
+pub struct Backend {
+    local: Local,
+    remote: Option<Client>,
 }
 
 /// The client of the server that owns `settings`' index, if one runs.
@@ -51,60 +55,33 @@ pub fn refuse_if_served(settings: &Settings, command: &str) -> Result<()> {
 }
 
 impl Backend {
-    /// The server's client, or the index opened here for reading.
+    /// The server's client if one owns the index; the index of `settings`
+    /// (which must exist) otherwise.
     pub fn open(settings: &Settings) -> Result<Backend> {
-        if let Some(c) = server(settings)? {
-            return Ok(Backend::Remote(c));
-        }
-        Ok(Backend::Local(Box::new(Workspace::open(
-            settings.clone(),
-            OpenMode::Existing,
-        )?)))
+        Ok(Backend {
+            remote: server(settings)?,
+            local: Local::new(settings.clone(), OpenMode::Existing),
+        })
     }
+}
 
-    pub fn query(&self, req: &QueryRequest) -> Result<QueryResponse, AppError> {
-        match self {
-            Backend::Local(ws) => ws.query(req),
-            Backend::Remote(c) => c.query(req),
-        }
-    }
-
-    pub fn ask(&self, req: &AskRequest) -> Result<QueryResponse, AppError> {
-        match self {
-            Backend::Local(ws) => ws.ask(req),
-            Backend::Remote(c) => c.ask(req),
+impl Service for Backend {
+    fn call<O: Operation>(&self, req: &O::Request) -> Result<O::Response, AppError> {
+        match (&self.remote, O::run_on_files(self.local.settings(), req)) {
+            (_, Some(result)) => result,
+            (Some(client), None) => client.call::<O>(req),
+            (None, None) => self.local.call::<O>(req),
         }
     }
 
-    pub fn status(&self) -> Result<StatusResponse, AppError> {
-        match self {
-            Backend::Local(ws) => ws.status(),
-            Backend::Remote(c) => c.status(),
-        }
-    }
-
-    pub fn chain(&self, req: &ChainRequest) -> Result<ChainResponse, AppError> {
-        match self {
-            Backend::Local(ws) => ws.chain(req),
-            Backend::Remote(c) => c.chain(req),
-        }
-    }
-
-    pub fn chat(
+    fn chat(
         &self,
         req: &ChatRequest,
         sink: &mut dyn FnMut(ChatEvent) -> bool,
     ) -> Result<ChatResponse, AppError> {
-        match self {
-            Backend::Local(ws) => ws.chat(req, sink),
-            Backend::Remote(c) => c.chat(req, sink),
-        }
-    }
-
-    pub fn save(&self, req: &SaveRequest) -> Result<SaveResponse, AppError> {
-        match self {
-            Backend::Local(ws) => ws.save(req),
-            Backend::Remote(c) => c.save(req),
+        match &self.remote {
+            Some(client) => client.chat(req, sink),
+            None => self.local.chat(req, sink),
         }
     }
 }

@@ -6,6 +6,7 @@ use crate::args::{ConfigArgs, IndexLocation, settings};
 use crate::backend::Backend;
 use anyhow::Result;
 use mindnet_app::api::*;
+use mindnet_app::ops::{self, Service};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -205,7 +206,7 @@ fn save(backend: &Backend, last: Option<&ChatResponse>, rest: &[&str]) {
         folder,
         overwrite,
     };
-    match backend.save(&req) {
+    match backend.call::<ops::Save>(&req) {
         Ok(r) => println!("gespeichert: {} ({})", r.path, r.note_id),
         Err(e) if e.code == mindnet_app::ErrorCode::Conflict => {
             eprintln!("{}; /save --overwrite ersetzt die Datei", e.message)

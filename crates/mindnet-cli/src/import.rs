@@ -4,7 +4,8 @@
 use crate::args::{ConfigArgs, DataArgs};
 use crate::backend::server;
 use anyhow::Result;
-use mindnet_app::api::SyncRequest;
+use mindnet_app::api::{NoArgs, SyncRequest};
+use mindnet_app::ops::{self, Service};
 use mindnet_app::{Settings, SettingsInput};
 use mindnet_ingest::ImportPlan;
 use serde::Serialize;
@@ -92,8 +93,8 @@ fn index(args: &ImportArgs, settings: &Settings) -> Result<ExitCode> {
     };
     let (summary, model, dim) = match server(settings)? {
         Some(client) => {
-            let status = client.status()?;
-            (client.sync(&req)?, status.model, status.dim)
+            let status = client.call::<ops::Status>(&NoArgs {})?;
+            (client.call::<ops::Sync>(&req)?, status.model, status.dim)
         }
         None => {
             let o = mindnet_app::import(settings, &req, &crate::progress::bar())?;

@@ -5,6 +5,7 @@ use crate::args::{ConfigArgs, DataArgs};
 use crate::backend::Backend;
 use anyhow::Result;
 use mindnet_app::api::{ChainRequest, Direction, FixRequest, Lang, LintRequest, Severity};
+use mindnet_app::ops::{self, Service};
 use mindnet_app::{ConfigFiles, Settings, SettingsInput};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -61,14 +62,11 @@ impl LintArgs {
 }
 
 fn fix(args: &LintArgs) -> Result<ExitCode> {
-    let r = mindnet_app::fix(
-        &args.settings(),
-        &FixRequest {
-            add_inverses: args.add_inverses,
-            link_mentions: args.link_mentions,
-            write: args.write,
-        },
-    )?;
+    let r = Backend::open(&args.settings())?.call::<ops::LintFix>(&FixRequest {
+        add_inverses: args.add_inverses,
+        link_mentions: args.link_mentions,
+        write: args.write,
+    })?;
     for s in &r.skipped {
         eprintln!("{s}");
     }
@@ -106,14 +104,11 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
         return fix(&args);
     }
     let settings = args.settings();
-    let report = mindnet_app::lint(
-        &settings,
-        &LintRequest {
-            note: args.note.clone(),
-            severity: args.severity,
-            lang: args.lang,
-        },
-    )?;
+    let report = Backend::open(&settings)?.call::<ops::Lint>(&LintRequest {
+        note: args.note.clone(),
+        severity: args.severity,
+        lang: args.lang,
+    })?;
     for w in &report.skipped {
         eprintln!("{w}");
     }
@@ -196,11 +191,7 @@ pub fn chain(args: ChainArgs) -> Result<ExitCode> {
         hops: Some(usize::from(args.hops)),
         files: args.files,
     };
-    let p = if args.files || !settings.has_index() {
-        mindnet_app::chain_from_files(&settings, &req)?
-    } else {
-        Backend::open(&settings)?.chain(&req)?
-    };
+    let p = Backend::open(&settings)?.call::<ops::Chain>(&req)?;
     match args.format.as_str() {
         "json" => println!("{}", serde_json::to_string_pretty(&p)?),
         "mermaid" => print!("{}", mindnet_render::chain_mermaid(&p)),

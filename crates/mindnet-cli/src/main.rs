@@ -9,6 +9,7 @@ mod bench_lint;
 mod bench_mcp;
 mod bench_serve;
 mod bench_soak;
+mod call_cmd;
 mod chat_cmd;
 mod import;
 mod lint_cmd;
@@ -74,8 +75,13 @@ enum Command {
     Serve(serve_cmd::ServeArgs),
     /// Serve the vault to an AI assistant over MCP on stdio (tools: search,
     /// ask, read_note, note_context, recent_changes, lint, write_note,
-    /// status). Over HTTP, `mindnet serve` offers the same at /mcp.
+    /// status, tags). Over HTTP, `mindnet serve` offers the same at /mcp.
     Mcp(serve_cmd::McpArgs),
+    /// The tags of the indexed notes, most used first, with their counts.
+    Tags(call_cmd::TagsArgs),
+    /// Run any operation by name with its request as JSON; prints the
+    /// response as JSON (here, or on the server that owns the index).
+    Call(call_cmd::CallArgs),
     /// Fetch or list the local embedding models.
     #[command(subcommand)]
     Models(store_cmd::ModelsCommand),
@@ -113,6 +119,8 @@ fn main() -> ExitCode {
         Command::Migrate(args) => store_cmd::migrate(args),
         Command::Serve(args) => serve_cmd::run(args),
         Command::Mcp(args) => serve_cmd::mcp(args),
+        Command::Tags(args) => call_cmd::tags(args),
+        Command::Call(args) => call_cmd::call(args),
         Command::Models(cmd) => store_cmd::models(cmd),
         Command::Bench(cmd) => bench::run(cmd),
     };
@@ -160,5 +168,23 @@ mod tests {
     fn the_command_line_is_consistent() {
         use clap::CommandFactory;
         super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn call_names_every_operation_in_its_help() {
+        use clap::CommandFactory;
+        let cli = super::Cli::command();
+        let call = cli.find_subcommand("call").unwrap();
+        let operation = call
+            .get_arguments()
+            .find(|a| a.get_id() == "operation")
+            .unwrap();
+        let help = operation.get_help().unwrap().to_string();
+        let named: Vec<&str> = help
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .collect();
+        for name in mindnet_app::ops::names() {
+            assert!(named.contains(&name), "`mindnet call --help` misses {name}");
+        }
     }
 }

@@ -3,11 +3,12 @@
 //! and printing.
 
 use crate::args::{ConfigArgs, DataArgs, IndexLocation, settings};
-use crate::backend::{Backend, refuse_if_served, server};
+use crate::backend::{Backend, refuse_if_served};
 use anyhow::{Context, Result, bail};
 use mindnet_app::Settings;
 use mindnet_app::api::*;
 use mindnet_app::eval::{EvalRequest, evaluate};
+use mindnet_app::ops::{self, Service};
 use serde::Deserialize;
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
@@ -128,7 +129,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
                     i + 1
                 )
             })?;
-            let r = backend.query(&make(&q.question))?;
+            let r = backend.call::<ops::Query>(&make(&q.question))?;
             let mut v = serde_json::to_value(&r)?;
             v["id"] = q.id;
             serde_json::to_writer(&mut out, &v)?;
@@ -141,7 +142,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
     let Some(text) = args.text.as_deref() else {
         bail!("give a question, e.g. mindnet query \"Warum …?\", or --batch FILE.jsonl");
     };
-    let r = backend.query(&make(text))?;
+    let r = backend.call::<ops::Query>(&make(text))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {
@@ -179,10 +180,7 @@ pub fn feedback(args: FeedbackArgs) -> Result<ExitCode> {
         comment: args.comment,
     };
     // The logs take concurrent writers; no index needs to be opened.
-    let fb = match server(&s)? {
-        Some(c) => c.feedback(&req)?,
-        None => mindnet_app::feedback(&s, &req)?,
-    };
+    let fb = Backend::open(&s)?.call::<ops::Feedback>(&req)?;
     println!(
         "feedback {} for {} on query {} written to {}",
         fb.score, fb.node_id, fb.query_id, fb.log
@@ -265,7 +263,7 @@ pub struct AskArgs {
 pub fn ask(args: AskArgs) -> Result<ExitCode> {
     let a = &args.answer;
     let backend = Backend::open(&a.settings())?;
-    let r = backend.ask(&AskRequest {
+    let r = backend.call::<ops::Ask>(&AskRequest {
         question: args.question.clone(),
         intent: a.intent.clone(),
         lang: a.lang,

@@ -3,6 +3,8 @@
 use crate::args::{ConfigArgs, DataArgs, settings};
 use crate::backend::{Backend, refuse_if_served};
 use anyhow::{Context, Result};
+use mindnet_app::api::NoArgs;
+use mindnet_app::ops::{self, Service};
 use mindnet_embed::{fetch, models};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,7 +26,7 @@ impl StatusArgs {
 }
 
 pub fn status(args: StatusArgs) -> Result<ExitCode> {
-    let s = Backend::open(&args.settings())?.status()?;
+    let s = Backend::open(&args.settings())?.call::<ops::Status>(&NoArgs {})?;
     if args.json {
         println!("{}", serde_json::to_string(&s)?);
     } else {

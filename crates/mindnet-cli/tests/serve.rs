@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::{Server, copy_dir, demo_vault, import_m3, mindnet};
+use common::{Server, copy_dir, demo_vault, dry_run, import_m3, mindnet};
 use serde_json::{Value, json};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -577,5 +577,122 @@ fn cli_commands_go_through_a_running_server() {
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// `GET /tags` (the operation added to prove the table: one app function,
+/// one declaration) answers over HTTP, is in the OpenAPI document, and the
+/// CLI gets the same answer through the server, through `mindnet call`, and
+/// in its own process once the server has stopped.
+#[test]
+fn tags_answer_over_http_and_the_cli_the_same() {
+    let (dir, s) = served_vault();
+    let v = dir.path().to_str().unwrap();
+    // What the notes say, read by the dry run (the parser, not the index).
+    let mut want: BTreeMap<String, u64> = BTreeMap::new();
+    for n in dry_run(dir.path(), &[]).notes() {
+        let tags: HashSet<&str> = n["tags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        for t in tags {
+            *want.entry(t.to_string()).or_default() += 1;
+        }
+    }
+    assert!(want["mindnet"] > 5, "{want:?}");
+
+    let (st, tags) = s.get("/tags");
+    assert_eq!(st, 200, "{tags}");
+    let list = tags["tags"].as_array().unwrap();
+    let got: BTreeMap<String, u64> = list
+        .iter()
+        .map(|t| {
+            (
+                t["tag"].as_str().unwrap().to_string(),
+                t["notes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+    let counts: Vec<u64> = list.iter().map(|t| t["notes"].as_u64().unwrap()).collect();
+    assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
+
+    let (st, some) = s.get("/tags?prefix=GE");
+    assert_eq!(st, 200, "{some}");
+    let names: Vec<&str> = some["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tag"].as_str().unwrap())
+        .collect();
+    let expected: Vec<&str> = want
+        .keys()
+        .filter(|t| t.starts_with("ge"))
+        .map(String::as_str)
+        .collect();
+    assert!(!names.is_empty());
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, expected);
+    let (st, e) = s.get("/tags?sort=name");
+    assert_eq!((st, code(&e)), (400, "bad_request"), "{e}");
+
+    let (_, doc) = s.get("/openapi.json");
+    assert_eq!(doc["paths"]["/tags"]["get"]["operationId"], "tags");
+
+    let out = mindnet(&["tags", "--vault", v, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap(), tags);
+    let out = mindnet(&["call", "tags", r#"{"prefix": "GE"}"#, "--vault", v]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap(), some);
+    // A path parameter with a `/` travels as path segments.
+    let (st, note) = s.get("/notes/Journal/2023-03-14");
+    assert_eq!(st, 200, "{note}");
+    let out = mindnet(&[
+        "call",
+        "note",
+        r#"{"id": "Journal/2023-03-14"}"#,
+        "--vault",
+        v,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap(), note);
+    let out = mindnet(&["call", "tag", "--vault", v]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no operation `tag`") && err.contains("tags"),
+        "{err}"
+    );
+
+    // Without the server, the same answer from this process.
+    assert!(s.stop().success());
+    let out = mindnet(&["tags", "--vault", v, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap(), tags);
+    let out = mindnet(&["tags", "GE", "--vault", v]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().count() == names.len() && text.contains(&format!("#{}", names[0])),
+        "{text}"
     );
 }

@@ -7,6 +7,7 @@
 //! the vault; it is deleted again so that the index stays small.
 
 use mindnet_app::api::*;
+use mindnet_app::ops::{self, Service};
 use mindnet_app::{AppError, ErrorCode, OpenMode, Settings, SettingsInput, Workspace};
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
@@ -16,7 +17,6 @@ struct Fixture {
     /// Holds `vault/` and nothing else, so a write beside the vault shows.
     outer: tempfile::TempDir,
     vault: PathBuf,
-    settings: Settings,
     ws: Workspace,
 }
 
@@ -33,13 +33,8 @@ static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
     });
     mindnet_app::import(&settings, &SyncRequest::default(), &())
         .expect("the example vault imports");
-    let ws = Workspace::open(settings.clone(), OpenMode::Existing).expect("the index opens");
-    Fixture {
-        outer,
-        vault,
-        settings,
-        ws,
-    }
+    let ws = Workspace::open(settings, OpenMode::Existing).expect("the index opens");
+    Fixture { outer, vault, ws }
 });
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -82,7 +77,7 @@ pub fn http(data: &[u8]) {
         5 => run(body, |r: ListNotesRequest| ws.list_notes(&r)),
         6 => run(body, |r: RecentRequest| ws.recent_changes(&r)),
         7 => run(body, |r: AnalyzeRequest| ws.analyze(&r)),
-        8 => run(body, |r: LintRequest| mindnet_app::lint(&f.settings, &r)),
+        8 => run(body, |r: LintRequest| ws.call::<ops::Lint>(&r)),
         9 => run(body, |r: HistoryRequest| ws.history(&r)),
         10 => run(body, |r: SaveRequest| {
             let saved = ws.save(&r)?;

@@ -1,8 +1,9 @@
-//! The tools: their names (stable from day one), argument types (the JSON
-//! schemas are derived from them, so schema and parser cannot disagree; a
-//! tool whose arguments are an API request takes that type as it is),
-//! descriptions an assistant can act on, annotations, and the call of one
-//! workspace operation each.
+//! The tools: the operations of the table (`mindnet_app::ops`) that declare
+//! one. The table gives a tool its name (stable from day one), title,
+//! description and annotations; a `Form` here gives its argument type (the
+//! JSON schema is derived from it, so schema and parser cannot disagree; a
+//! tool whose arguments are the operation's request takes that type as it
+//! is), the request the arguments make, and the text the model reads.
 //!
 //! A tool answers with text for the model to read (the printers of
 //! `mindnet-render`) and the operation's response as structured content.
@@ -10,7 +11,8 @@
 //! correct (SEP-1303), never a panic or a silent default.
 
 use mindnet_app::api::*;
-use mindnet_app::{AppError, Workspace};
+use mindnet_app::ops::{self, Effect, Operation};
+use mindnet_app::{AppError, Service, Workspace};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -101,31 +103,46 @@ pub struct LintArgs {
     pub lang: Option<String>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct StatusArgs {}
-
 /// What a tool answers: text for the model, the response for programs.
 pub struct Reply {
     pub text: String,
     pub structured: Value,
 }
 
-/// Whether a tool only reads, and what a repeated call does.
-#[derive(Clone, Copy)]
-enum Effect {
-    /// Reads the vault or the index; the same call gives the same answer.
-    Reads,
-    /// Writes a note into the vault (replacing one only when asked).
-    Writes,
+/// How an operation of the table is called as a tool.
+trait Form {
+    type Op: Operation;
+    /// What the assistant gives.
+    type Args: JsonSchema + DeserializeOwned;
+    /// The operation's request made of the arguments.
+    fn request(ws: &Workspace, args: Self::Args) -> Result<Request<Self>, AppError>;
+    /// What the model reads.
+    fn text(req: &Request<Self>, r: &Response<Self>) -> String;
+    /// The text and the response as structured content.
+    fn reply(req: &Request<Self>, r: Response<Self>) -> Result<Reply, AppError> {
+        reply(Self::text(req, &r), &r)
+    }
 }
 
-struct Spec {
-    name: &'static str,
-    title: &'static str,
-    description: &'static str,
-    effect: Effect,
-    schema: fn() -> JsonObject,
+type Request<F> = <<F as Form>::Op as Operation>::Request;
+type Response<F> = <<F as Form>::Op as Operation>::Response;
+
+/// Something done for every tool, with its form.
+trait EachForm {
+    fn form<F: Form>(&mut self);
+}
+
+/// Every tool, in the order a client lists them.
+fn each(v: &mut impl EachForm) {
+    v.form::<Search>();
+    v.form::<AskTool>();
+    v.form::<ReadNote>();
+    v.form::<NoteContext>();
+    v.form::<Recent>();
+    v.form::<LintTool>();
+    v.form::<WriteNote>();
+    v.form::<Status>();
+    v.form::<Tags>();
 }
 
 fn schema<T: JsonSchema>() -> JsonObject {
@@ -145,88 +162,22 @@ fn schema<T: JsonSchema>() -> JsonObject {
     }
 }
 
-const SPECS: &[Spec] = &[
-    Spec {
-        name: "search",
-        title: "Search the notes",
-        description: "Hybrid search (meaning, keywords and the link graph) over the user's notes. \
-            Returns the best notes with title, path, the matching section, a snippet, a score and \
-            the reasons for each rank. Use it first for any question about what the user knows or \
-            wrote; then read_note for a whole note.",
-        effect: Effect::Reads,
-        schema: schema::<SearchArgs>,
-    },
-    Spec {
-        name: "ask",
-        title: "Explain why, or what followed",
-        description: "Answers a causal question (\"Warum …?\", \"Why …?\", \"Welche Folgen …?\", \
-            \"What followed from …?\") by walking the typed links between notes. Returns the \
-            chain of causes or effects as text with the evidence for each step, every path found, \
-            the explanation subgraph and a Mermaid diagram of it. For plain lookups use search.",
-        effect: Effect::Reads,
-        schema: schema::<AskArgs>,
-    },
-    Spec {
-        name: "read_note",
-        title: "Read a note",
-        description: "The full text of one note as its file holds it (frontmatter included), or \
-            only one section of it, with the links it makes and the links other notes make to it. \
-            Name the note by title, alias, vault path or id, as search returns them.",
-        effect: Effect::Reads,
-        schema: schema::<ReadNoteRequest>,
-    },
-    Spec {
-        name: "note_context",
-        title: "Notes around a note",
-        description: "The neighbourhood of a note in the link graph: every note within `hops` \
-            links (both directions), optionally only along some edge kinds, and the typed edges \
-            between them. Use it to see what a note connects to before reading further.",
-        effect: Effect::Reads,
-        schema: schema::<NoteContextArgs>,
-    },
-    Spec {
-        name: "recent_changes",
-        title: "Recently changed notes",
-        description: "The notes whose files changed within a time window, newest first, and \
-            whether the index holds each one's latest version yet.",
-        effect: Effect::Reads,
-        schema: schema::<RecentRequest>,
-    },
-    Spec {
-        name: "lint",
-        title: "Check notes for graph problems",
-        description: "Runs the graph linter on one note or the whole vault: links to missing \
-            notes, split spellings of one name, edge kinds that do not fit the note types, \
-            causal cycles and gaps. Each finding names the file, line and rule.",
-        effect: Effect::Reads,
-        schema: schema::<LintArgs>,
-    },
-    Spec {
-        name: "write_note",
-        title: "Write a new note",
-        description: "Creates a Markdown note in the user's vault and indexes it before \
-            answering, so search finds it at once. The file name comes from the title; the note \
-            is never written outside the vault, and an existing note is only replaced with \
-            `overwrite: true`. Write only when the user asked for it.",
-        effect: Effect::Writes,
-        schema: schema::<SaveRequest>,
-    },
-    Spec {
-        name: "status",
-        title: "Index status",
-        description: "How many notes, chunks and edges the index holds, the embedding model, \
-            the last import, and whether a sync is running now.",
-        effect: Effect::Reads,
-        schema: schema::<StatusArgs>,
-    },
-];
-
 /// Every tool as MCP lists it.
 pub fn list() -> &'static [Tool] {
     // The schemas are derived once: the HTTP transport asks for a tool's
     // definition on every call.
     static TOOLS: std::sync::OnceLock<Vec<Tool>> = std::sync::OnceLock::new();
-    TOOLS.get_or_init(|| SPECS.iter().map(tool).collect())
+    TOOLS.get_or_init(|| {
+        struct List(Vec<Tool>);
+        impl EachForm for List {
+            fn form<F: Form>(&mut self) {
+                self.0.extend(tool::<F>());
+            }
+        }
+        let mut tools = List(Vec::new());
+        each(&mut tools);
+        tools.0
+    })
 }
 
 /// One tool's definition, if the name is ours.
@@ -234,32 +185,54 @@ pub fn get(name: &str) -> Option<&'static Tool> {
     list().iter().find(|t| t.name == name)
 }
 
-fn tool(s: &Spec) -> Tool {
-    let reads = matches!(s.effect, Effect::Reads);
-    let annotations = ToolAnnotations::with_title(s.title)
+fn tool<F: Form>() -> Option<Tool> {
+    let declared = <F::Op as Operation>::TOOL?;
+    let reads = <F::Op as Operation>::EFFECT == Effect::Reads;
+    let annotations = ToolAnnotations::with_title(declared.title)
         .read_only(reads)
         .destructive(!reads)
         .idempotent(reads)
         .open_world(false);
-    Tool::new(s.name, s.description, Arc::new((s.schema)()))
-        .with_title(s.title)
-        .annotate(annotations)
+    Some(
+        Tool::new(
+            declared.name,
+            declared.description,
+            Arc::new(schema::<F::Args>()),
+        )
+        .with_title(declared.title)
+        .annotate(annotations),
+    )
 }
 
 /// Runs a tool of ours on the workspace (`None`: no such tool).
 pub fn call(ws: &Workspace, name: &str, args: JsonObject) -> Option<Result<Reply, AppError>> {
-    let result = match name {
-        "search" => parse(name, args).and_then(|a| search(ws, a)),
-        "ask" => parse(name, args).and_then(|a| ask(ws, a)),
-        "read_note" => parse(name, args).and_then(|a| read_note(ws, a)),
-        "note_context" => parse(name, args).and_then(|a| note_context(ws, a)),
-        "recent_changes" => parse(name, args).and_then(|a| recent(ws, a)),
-        "lint" => parse(name, args).and_then(|a| lint(ws, a)),
-        "write_note" => parse(name, args).and_then(|a| write_note(ws, a)),
-        "status" => parse::<StatusArgs>(name, args).and_then(|_| status(ws)),
-        _ => return None,
+    struct Call<'a> {
+        ws: &'a Workspace,
+        name: &'a str,
+        args: Option<JsonObject>,
+        result: Option<Result<Reply, AppError>>,
+    }
+    impl EachForm for Call<'_> {
+        fn form<F: Form>(&mut self) {
+            if <F::Op as Operation>::TOOL.is_none_or(|t| t.name != self.name) {
+                return;
+            }
+            let Some(args) = self.args.take() else { return };
+            self.result = Some(
+                parse::<F::Args>(self.name, args)
+                    .and_then(|a| F::request(self.ws, a))
+                    .and_then(|req| F::reply(&req, self.ws.call::<F::Op>(&req)?)),
+            );
+        }
+    }
+    let mut call = Call {
+        ws,
+        name,
+        args: Some(args),
+        result: None,
     };
-    Some(result)
+    each(&mut call);
+    call.result
 }
 
 /// The arguments of `tool`, or an error naming the field at fault.
@@ -283,122 +256,193 @@ fn lang(field: &str, value: Option<&str>) -> Result<Option<Lang>, AppError> {
         .transpose()
 }
 
-fn search(ws: &Workspace, a: SearchArgs) -> Result<Reply, AppError> {
-    let k = a.k.unwrap_or(DEFAULT_K);
-    if !(1..=MAX_SEARCH_K).contains(&k) {
-        return Err(AppError::bad_request(format!(
-            "`k` must be 1 to {MAX_SEARCH_K}, not {k}"
-        )));
-    }
-    let SearchFilters {
-        types,
-        tags,
-        statuses,
-        paths,
-    } = a.filters;
-    let r = ws.query(&QueryRequest {
-        text: a.query,
-        k: Some(k),
-        types,
-        tags,
-        statuses,
-        paths,
-        ..QueryRequest::default()
-    })?;
-    let text = mindnet_render::hits_text(&r, SNIPPET_CHARS);
-    reply(text, &r)
-}
-
-fn ask(ws: &Workspace, a: AskArgs) -> Result<Reply, AppError> {
-    let lang = lang("lang", a.lang.as_deref())?.unwrap_or_default();
-    let r = ws.ask(&AskRequest {
-        question: a.question,
-        intent: a.intent,
-        lang,
-        no_traversal: false,
-        k: a.k,
-    })?;
-    let mut text = mindnet_render::ask_text(&r, lang);
-    let mut structured = serde_json::to_value(&r)
-        .map_err(|e| AppError::internal(format!("cannot encode the answer: {e}")))?;
-    if r.causal.is_some() {
-        let diagram = mindnet_render::mermaid(&r);
-        text.push('\n');
-        text.push_str(&diagram);
-        if let Some(o) = structured.as_object_mut() {
-            o.insert("mermaid".into(), Value::String(diagram));
+struct Search;
+impl Form for Search {
+    type Op = ops::Query;
+    type Args = SearchArgs;
+    fn request(_: &Workspace, a: SearchArgs) -> Result<QueryRequest, AppError> {
+        let k = a.k.unwrap_or(DEFAULT_K);
+        if !(1..=MAX_SEARCH_K).contains(&k) {
+            return Err(AppError::bad_request(format!(
+                "`k` must be 1 to {MAX_SEARCH_K}, not {k}"
+            )));
         }
+        let SearchFilters {
+            types,
+            tags,
+            statuses,
+            paths,
+        } = a.filters;
+        Ok(QueryRequest {
+            text: a.query,
+            mode: Mode::default(),
+            k: Some(k),
+            types,
+            tags,
+            statuses,
+            paths,
+            chunks: false,
+            no_graph: false,
+            intent: None,
+            lang: Lang::default(),
+            no_traversal: false,
+        })
     }
-    Ok(Reply { text, structured })
-}
-
-fn read_note(ws: &Workspace, req: ReadNoteRequest) -> Result<Reply, AppError> {
-    let r = ws.read_note(&req)?;
-    reply(mindnet_render::note_text(&r), &r)
-}
-
-fn note_context(ws: &Workspace, a: NoteContextArgs) -> Result<Reply, AppError> {
-    if a.kinds.iter().any(|k| k.contains(',')) {
-        return Err(AppError::bad_request(
-            "`kinds`: give each kind as its own list item",
-        ));
+    fn text(_: &Request<Self>, r: &QueryResponse) -> String {
+        mindnet_render::hits_text(r, SNIPPET_CHARS)
     }
-    let r = ws.neighbors(&NeighborsRequest {
-        note: a.note,
-        hops: a.hops,
-        kinds: (!a.kinds.is_empty()).then(|| a.kinds.join(",")),
-    })?;
-    reply(mindnet_render::graph_text(&r), &r)
 }
 
-fn recent(ws: &Workspace, req: RecentRequest) -> Result<Reply, AppError> {
-    let r = ws.recent_changes(&req)?;
-    reply(mindnet_render::recent_text(&r), &r)
+struct AskTool;
+impl Form for AskTool {
+    type Op = ops::Ask;
+    type Args = AskArgs;
+    fn request(_: &Workspace, a: AskArgs) -> Result<AskRequest, AppError> {
+        Ok(AskRequest {
+            question: a.question,
+            intent: a.intent,
+            lang: lang("lang", a.lang.as_deref())?.unwrap_or_default(),
+            no_traversal: false,
+            k: a.k,
+        })
+    }
+    fn text(req: &AskRequest, r: &QueryResponse) -> String {
+        mindnet_render::ask_text(r, req.lang)
+    }
+    /// The text and the explanation's Mermaid diagram, also as a field of
+    /// the structured answer.
+    fn reply(req: &AskRequest, r: QueryResponse) -> Result<Reply, AppError> {
+        let mut text = Self::text(req, &r);
+        let mut structured = serde_json::to_value(&r)
+            .map_err(|e| AppError::internal(format!("cannot encode the answer: {e}")))?;
+        if r.causal.is_some() {
+            let diagram = mindnet_render::mermaid(&r);
+            text.push('\n');
+            text.push_str(&diagram);
+            if let Some(o) = structured.as_object_mut() {
+                o.insert("mermaid".into(), Value::String(diagram));
+            }
+        }
+        Ok(Reply { text, structured })
+    }
 }
 
-fn lint(ws: &Workspace, a: LintArgs) -> Result<Reply, AppError> {
-    let severity = match a.severity.as_deref() {
-        None => Severity::default(),
-        Some(s) => s
-            .parse()
-            .map_err(|e| AppError::bad_request(format!("`severity`: {e}")))?,
-    };
-    let note = a.note.map(|n| ws.note_path(&n)).transpose()?;
-    let r = mindnet_app::lint(
-        ws.settings(),
-        &LintRequest {
-            note,
+struct ReadNote;
+impl Form for ReadNote {
+    type Op = ops::ReadNote;
+    type Args = ReadNoteRequest;
+    fn request(_: &Workspace, req: ReadNoteRequest) -> Result<ReadNoteRequest, AppError> {
+        Ok(req)
+    }
+    fn text(_: &Request<Self>, r: &ReadNoteResponse) -> String {
+        mindnet_render::note_text(r)
+    }
+}
+
+struct NoteContext;
+impl Form for NoteContext {
+    type Op = ops::Neighbors;
+    type Args = NoteContextArgs;
+    fn request(_: &Workspace, a: NoteContextArgs) -> Result<NeighborsRequest, AppError> {
+        if a.kinds.iter().any(|k| k.contains(',')) {
+            return Err(AppError::bad_request(
+                "`kinds`: give each kind as its own list item",
+            ));
+        }
+        Ok(NeighborsRequest {
+            note: a.note,
+            hops: a.hops,
+            kinds: (!a.kinds.is_empty()).then(|| a.kinds.join(",")),
+        })
+    }
+    fn text(_: &Request<Self>, r: &GraphResponse) -> String {
+        mindnet_render::graph_text(r)
+    }
+}
+
+struct Recent;
+impl Form for Recent {
+    type Op = ops::RecentChanges;
+    type Args = RecentRequest;
+    fn request(_: &Workspace, req: RecentRequest) -> Result<RecentRequest, AppError> {
+        Ok(req)
+    }
+    fn text(_: &Request<Self>, r: &RecentResponse) -> String {
+        mindnet_render::recent_text(r)
+    }
+}
+
+struct LintTool;
+impl Form for LintTool {
+    type Op = ops::Lint;
+    type Args = LintArgs;
+    fn request(ws: &Workspace, a: LintArgs) -> Result<LintRequest, AppError> {
+        let severity = match a.severity.as_deref() {
+            None => Severity::default(),
+            Some(s) => s
+                .parse()
+                .map_err(|e| AppError::bad_request(format!("`severity`: {e}")))?,
+        };
+        Ok(LintRequest {
+            note: a.note.map(|n| ws.note_path(&n)).transpose()?,
             severity,
             lang: lang("lang", a.lang.as_deref())?,
-        },
-    )?;
-    let mut text = format!(
-        "{} notes checked: {} errors, {} warnings, {} recommendations\n",
-        r.notes,
-        r.count(Severity::Error),
-        r.count(Severity::Warning),
-        r.count(Severity::Recommendation)
-    );
-    text += &mindnet_render::lint_text(&r.findings, r.notes, r.lang == Lang::En, &|_, _| None);
-    reply(text, &r)
+        })
+    }
+    fn text(_: &Request<Self>, r: &LintResponse) -> String {
+        let mut text = format!(
+            "{} notes checked: {} errors, {} warnings, {} recommendations\n",
+            r.notes,
+            r.count(Severity::Error),
+            r.count(Severity::Warning),
+            r.count(Severity::Recommendation)
+        );
+        text += &mindnet_render::lint_text(&r.findings, r.notes, r.lang == Lang::En, &|_, _| None);
+        text
+    }
 }
 
-fn write_note(ws: &Workspace, req: SaveRequest) -> Result<Reply, AppError> {
-    let r = ws.save(&req)?;
-    let text = format!(
-        "{} {} (id {}); indexed: {} notes new, {} changed",
-        if r.created { "Created" } else { "Replaced" },
-        r.path,
-        r.note_id,
-        r.sync.new,
-        r.sync.changed
-    );
-    reply(text, &r)
+struct WriteNote;
+impl Form for WriteNote {
+    type Op = ops::Save;
+    type Args = SaveRequest;
+    fn request(_: &Workspace, req: SaveRequest) -> Result<SaveRequest, AppError> {
+        Ok(req)
+    }
+    fn text(_: &Request<Self>, r: &SaveResponse) -> String {
+        format!(
+            "{} {} (id {}); indexed: {} notes new, {} changed",
+            if r.created { "Created" } else { "Replaced" },
+            r.path,
+            r.note_id,
+            r.sync.new,
+            r.sync.changed
+        )
+    }
 }
 
-fn status(ws: &Workspace) -> Result<Reply, AppError> {
-    let r = ws.status()?;
-    reply(mindnet_render::status_text(&r), &r)
+struct Status;
+impl Form for Status {
+    type Op = ops::Status;
+    type Args = NoArgs;
+    fn request(_: &Workspace, req: NoArgs) -> Result<NoArgs, AppError> {
+        Ok(req)
+    }
+    fn text(_: &Request<Self>, r: &StatusResponse) -> String {
+        mindnet_render::status_text(r)
+    }
+}
+
+struct Tags;
+impl Form for Tags {
+    type Op = ops::Tags;
+    type Args = TagsRequest;
+    fn request(_: &Workspace, req: TagsRequest) -> Result<TagsRequest, AppError> {
+        Ok(req)
+    }
+    fn text(_: &Request<Self>, r: &TagsResponse) -> String {
+        mindnet_render::tags_text(r)
+    }
 }
 
 #[cfg(test)]
@@ -419,7 +463,8 @@ mod tests {
                 "recent_changes",
                 "lint",
                 "write_note",
-                "status"
+                "status",
+                "tags"
             ]
         );
         for t in tools {
@@ -440,6 +485,22 @@ mod tests {
             search.input_schema["required"],
             serde_json::json!(["query"])
         );
+    }
+
+    #[test]
+    fn every_tool_of_the_table_has_a_form() {
+        struct Declared(Vec<&'static str>);
+        impl ops::Visit for Declared {
+            fn op<O: Operation>(&mut self) {
+                self.0.extend(O::TOOL.map(|t| t.name));
+            }
+        }
+        let mut declared = Declared(Vec::new());
+        ops::visit(&mut declared);
+        let mut listed: Vec<&str> = list().iter().map(|t| t.name.as_ref()).collect();
+        declared.0.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(declared.0, listed);
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub use chat::{chat_badge, chat_sources, chat_text, router_text};
 pub use lint::lint_text;
 pub use notes::{graph_text, hits_text, note_text, recent_text};
 pub use query::{ask_text, eval_text, mermaid, query_text};
-pub use status::{import_text, status_text};
+pub use status::{import_text, status_text, tags_text};
 pub use tune::tune_text;
 
 /// Whitespace collapsed, cut to `max` characters with `…`.

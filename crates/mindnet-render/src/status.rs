@@ -1,6 +1,6 @@
-//! `mindnet import` and `mindnet status`.
+//! `mindnet import`, `mindnet status` and `mindnet tags`.
 
-use mindnet_app::api::{StatusResponse, SyncSummary};
+use mindnet_app::api::{StatusResponse, SyncSummary, TagsResponse};
 use std::fmt::Write;
 
 pub fn import_text(vault: &str, data: &str, model: &str, dim: usize, r: &SyncSummary) -> String {
@@ -81,6 +81,24 @@ pub fn status_text(s: &StatusResponse) -> String {
             s.sync.embedded,
             s.sync.to_embed
         );
+    }
+    out
+}
+
+/// The tags, most used first: one per line with its count.
+pub fn tags_text(r: &TagsResponse) -> String {
+    if r.tags.is_empty() {
+        return "no tags\n".to_string();
+    }
+    let width = r
+        .tags
+        .iter()
+        .map(|t| t.notes.to_string().len())
+        .max()
+        .unwrap_or(1);
+    let mut out = String::new();
+    for t in &r.tags {
+        let _ = writeln!(out, "{:>width$}  #{}", t.notes, t.tag);
     }
     out
 }

@@ -3,8 +3,8 @@
 //! the same errors (the server's JSON error becomes the `AppError` it was).
 
 use mindnet_app::api::*;
+use mindnet_app::ops::{Method, Operation, Route, Service};
 use mindnet_app::{AppError, ErrorBody, ErrorCode};
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::time::Duration;
 
@@ -61,52 +61,66 @@ impl Client {
         })
     }
 
-    fn post<B: Serialize, T: DeserializeOwned>(&self, path: &str, body: &B) -> Result<T, AppError> {
-        self.send(
-            self.http.post(format!("{}{path}", self.base)).json(body),
-            path,
-        )
-    }
-
-    fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, AppError> {
-        self.send(self.http.get(format!("{}{path}", self.base)), path)
-    }
-
     pub fn health(&self) -> Result<HealthResponse, AppError> {
-        self.get("/health")
+        self.send(self.http.get(format!("{}/health", self.base)), "/health")
     }
 
-    pub fn status(&self) -> Result<StatusResponse, AppError> {
-        self.get("/status")
+    /// The address of `O`'s route for `req`: each `{field}` of the path
+    /// filled in from the request, percent-encoded (a `{*field}` may hold
+    /// several segments).
+    fn url_of<O: Operation>(
+        &self,
+        route: &Route,
+        req: &O::Request,
+    ) -> Result<reqwest::Url, AppError> {
+        let bad = |e: String| AppError::internal(format!("{}{}: {e}", self.base, route.path));
+        let mut url = reqwest::Url::parse(&self.base).map_err(|e| bad(e.to_string()))?;
+        let fields = serde_json::to_value(req).map_err(|e| bad(e.to_string()))?;
+        {
+            let mut path = url
+                .path_segments_mut()
+                .map_err(|()| bad("not a base address".into()))?;
+            path.pop_if_empty();
+            for segment in route.path.split('/').skip(1) {
+                let Some(name) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) else {
+                    path.push(segment);
+                    continue;
+                };
+                let value = fields
+                    .get(name.trim_start_matches('*'))
+                    .and_then(|v| v.as_str());
+                let value = value.ok_or_else(|| bad(format!("the request has no `{name}`")))?;
+                if name.starts_with('*') {
+                    path.extend(value.split('/'));
+                } else {
+                    path.push(value);
+                }
+            }
+        }
+        Ok(url)
     }
+}
 
-    pub fn query(&self, req: &QueryRequest) -> Result<QueryResponse, AppError> {
-        self.post("/query", req)
-    }
-
-    pub fn ask(&self, req: &AskRequest) -> Result<QueryResponse, AppError> {
-        self.post("/ask", req)
-    }
-
-    pub fn feedback(&self, req: &FeedbackRequest) -> Result<FeedbackResponse, AppError> {
-        self.post("/feedback", req)
-    }
-
-    pub fn sync(&self, req: &SyncRequest) -> Result<SyncSummary, AppError> {
-        self.post("/sync", req)
-    }
-
-    pub fn chain(&self, req: &ChainRequest) -> Result<ChainResponse, AppError> {
-        self.post("/chain", req)
-    }
-
-    pub fn save(&self, req: &SaveRequest) -> Result<SaveResponse, AppError> {
-        self.post("/ingest/save", req)
+impl Service for Client {
+    fn call<O: Operation>(&self, req: &O::Request) -> Result<O::Response, AppError> {
+        let Some(route) = O::ROUTE else {
+            return Err(AppError::bad_request(format!(
+                "`{}` has no HTTP route; it runs only in the process that owns the index",
+                O::NAME
+            )));
+        };
+        let url = self.url_of::<O>(&route, req)?;
+        let request = match route.method {
+            Method::Get if route.path.contains('{') => self.http.get(url),
+            Method::Get => self.http.get(url).query(req),
+            Method::Post => self.http.post(url).json(req),
+        };
+        self.send(request, route.path)
     }
 
     /// `POST /chat` as a stream of events; `sink` gets each one, and the
     /// stream is dropped (cancelling the answer) when it returns false.
-    pub fn chat(
+    fn chat(
         &self,
         req: &ChatRequest,
         sink: &mut dyn FnMut(ChatEvent) -> bool,

@@ -10,6 +10,7 @@ use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response, sse};
 use mindnet_app::api::*;
+use mindnet_app::ops::{self, Method, Operation, Visit};
 use mindnet_app::{AppError, ErrorBody, ErrorCode, Workspace};
 use serde::de::DeserializeOwned;
 use std::sync::{Arc, RwLock};
@@ -159,106 +160,40 @@ pub async fn health(State(s): Shared) -> Json<HealthResponse> {
     })
 }
 
-#[utoipa::path(get, path = "/status", responses(
-    (status = 200, body = StatusResponse), (status = 503, body = ErrorBody)))]
-pub async fn status(State(s): Shared) -> Answer<StatusResponse> {
-    run(&s, |ws| ws.status()).await
-}
+/// The request of operation `O`, from wherever its route carries it: the
+/// path (a route with `{field}`), the query (`GET`) or a JSON body (`POST`).
+pub struct Input<O: Operation>(pub O::Request);
 
-#[utoipa::path(post, path = "/query", request_body = QueryRequest, responses(
-    (status = 200, body = QueryResponse), (status = 400, body = ErrorBody),
-    (status = 422, body = ErrorBody), (status = 503, body = ErrorBody)))]
-pub async fn query(State(s): Shared, ApiJson(req): ApiJson<QueryRequest>) -> Answer<QueryResponse> {
-    run(&s, move |ws| ws.query(&req)).await
-}
+impl<S: Send + Sync, O: Operation> FromRequest<S> for Input<O> {
+    type Rejection = ApiError;
 
-#[utoipa::path(post, path = "/ask", request_body = AskRequest, responses(
-    (status = 200, body = QueryResponse), (status = 400, body = ErrorBody),
-    (status = 503, body = ErrorBody)))]
-pub async fn ask(State(s): Shared, ApiJson(req): ApiJson<AskRequest>) -> Answer<QueryResponse> {
-    run(&s, move |ws| ws.ask(&req)).await
-}
-
-#[utoipa::path(post, path = "/feedback", request_body = FeedbackRequest, responses(
-    (status = 200, body = FeedbackResponse), (status = 404, body = ErrorBody),
-    (status = 422, body = ErrorBody)))]
-pub async fn feedback(
-    State(s): Shared,
-    ApiJson(req): ApiJson<FeedbackRequest>,
-) -> Answer<FeedbackResponse> {
-    run(&s, move |ws| ws.feedback(&req)).await
-}
-
-#[utoipa::path(get, path = "/notes/{id}", params(("id" = String, Path,
-    description = "note id, vault path or title")), responses(
-    (status = 200, body = NoteResponse), (status = 404, body = ErrorBody)))]
-pub async fn note(State(s): Shared, Path(id): Path<String>) -> Answer<NoteResponse> {
-    run(&s, move |ws| ws.note(&id)).await
-}
-
-#[utoipa::path(get, path = "/graph/neighbors", params(NeighborsRequest), responses(
-    (status = 200, body = GraphResponse), (status = 400, body = ErrorBody),
-    (status = 404, body = ErrorBody)))]
-pub async fn neighbors(
-    State(s): Shared,
-    ApiQuery(req): ApiQuery<NeighborsRequest>,
-) -> Answer<GraphResponse> {
-    run(&s, move |ws| ws.neighbors(&req)).await
-}
-
-#[utoipa::path(post, path = "/chain", request_body = ChainRequest, responses(
-    (status = 200, body = ChainResponse), (status = 404, body = ErrorBody)))]
-pub async fn chain(State(s): Shared, ApiJson(req): ApiJson<ChainRequest>) -> Answer<ChainResponse> {
-    run(&s, move |ws| {
-        if req.files {
-            mindnet_app::chain_from_files(ws.settings(), &req)
-        } else {
-            ws.chain(&req)
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let method = O::ROUTE.map_or(Method::Post, |r| r.method);
+        if O::ROUTE.is_some_and(|r| r.path.contains('{')) {
+            let (mut parts, _) = req.into_parts();
+            return match Path::<O::Request>::from_request_parts(&mut parts, state).await {
+                Ok(Path(v)) => Ok(Input(v)),
+                Err(r) => Err(ApiError(AppError::bad_request(r.body_text()))),
+            };
         }
-    })
-    .await
+        match method {
+            Method::Get => {
+                let (mut parts, _) = req.into_parts();
+                let ApiQuery(v) = ApiQuery::from_request_parts(&mut parts, state).await?;
+                Ok(Input(v))
+            }
+            Method::Post => {
+                let ApiJson(v) = ApiJson::from_request(req, state).await?;
+                Ok(Input(v))
+            }
+        }
+    }
 }
 
-#[utoipa::path(post, path = "/ingest/analyze", request_body = AnalyzeRequest, responses(
-    (status = 200, body = AnalyzeResponse), (status = 400, body = ErrorBody)))]
-pub async fn analyze(
-    State(s): Shared,
-    ApiJson(req): ApiJson<AnalyzeRequest>,
-) -> Answer<AnalyzeResponse> {
-    run(&s, move |ws| ws.analyze(&req)).await
-}
-
-#[utoipa::path(post, path = "/ingest/save", request_body = SaveRequest, responses(
-    (status = 200, body = SaveResponse), (status = 409, body = ErrorBody),
-    (status = 422, body = ErrorBody)))]
-pub async fn save(State(s): Shared, ApiJson(req): ApiJson<SaveRequest>) -> Answer<SaveResponse> {
-    run(&s, move |ws| ws.save(&req)).await
-}
-
-#[utoipa::path(post, path = "/sync", request_body = SyncRequest, responses(
-    (status = 200, body = SyncSummary), (status = 503, body = ErrorBody)))]
-pub async fn sync(State(s): Shared, ApiJson(req): ApiJson<SyncRequest>) -> Answer<SyncSummary> {
-    run(&s, move |ws| ws.sync(&req, &())).await
-}
-
-#[utoipa::path(post, path = "/lint", request_body = LintRequest, responses(
-    (status = 200, body = LintResponse), (status = 400, body = ErrorBody)))]
-pub async fn lint(State(s): Shared, ApiJson(req): ApiJson<LintRequest>) -> Answer<LintResponse> {
-    run(&s, move |ws| mindnet_app::lint(ws.settings(), &req)).await
-}
-
-#[utoipa::path(get, path = "/history", params(HistoryRequest), responses(
-    (status = 200, body = HistoryResponse), (status = 400, body = ErrorBody)))]
-pub async fn history(
-    State(s): Shared,
-    ApiQuery(req): ApiQuery<HistoryRequest>,
-) -> Answer<HistoryResponse> {
-    run(&s, move |ws| ws.history(&req)).await
-}
-
-#[utoipa::path(get, path = "/config", responses((status = 200, body = ConfigResponse)))]
-pub async fn config(State(s): Shared) -> Answer<ConfigResponse> {
-    run(&s, |ws| Ok(ws.config_info())).await
+/// Every operation of the table that has a route: its request taken from
+/// the request, the operation run, its response as JSON.
+pub async fn handle<O: Operation>(State(s): Shared, Input(req): Input<O>) -> Answer<O::Response> {
+    run(&s, move |ws| O::run(ws, &req)).await
 }
 
 /// `POST /chat`: a whole JSON answer, or with `Accept: text/event-stream`
@@ -328,33 +263,23 @@ fn event(e: &ChatEvent) -> sse::Event {
         .unwrap_or_default()
 }
 
-/// `POST /lint/fix`: the fixes the linter can make safely, as diffs; with
-/// `write: true` they are written (atomically, only into the vault, only to
-/// files unchanged since they were read).
-#[utoipa::path(post, path = "/lint/fix", request_body = FixRequest, responses(
-    (status = 200, body = FixResponse), (status = 400, body = ErrorBody)))]
-pub async fn lint_fix(State(s): Shared, ApiJson(req): ApiJson<FixRequest>) -> Answer<FixResponse> {
-    run(&s, move |ws| mindnet_app::fix(ws.settings(), &req)).await
-}
-
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "mindnet",
         description = "A typed knowledge graph of an Obsidian vault: hybrid retrieval with explanations, causal chains, drafts."
     ),
-    paths(
-        health, status, query, ask, feedback, note, neighbors, chain, analyze, save, sync, lint,
-        chat, history, config, lint_fix
-    ),
+    paths(health, chat),
     components(schemas(ErrorBody, AppError, ErrorCode))
 )]
 struct ApiDoc;
 
-/// The OpenAPI document of the API, generated from the types.
+/// The OpenAPI document of the API: `/health` and `/chat` from their
+/// handlers, every other route from the operation table.
 pub fn openapi_json() -> String {
-    ApiDoc::openapi()
-        .to_pretty_json()
+    let mut doc = ApiDoc::openapi();
+    ops::visit(&mut Document { doc: &mut doc });
+    doc.to_pretty_json()
         .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
@@ -376,4 +301,74 @@ pub async fn method_not_allowed() -> ApiError {
     ApiError(AppError::bad_request(
         "method not allowed for this endpoint",
     ))
+}
+
+/// Adds each operation's route to the OpenAPI document, and its request
+/// and response types to the schemas.
+struct Document<'a> {
+    doc: &'a mut utoipa::openapi::OpenApi,
+}
+
+impl Document<'_> {
+    fn schema<T: utoipa::ToSchema>(&mut self) -> utoipa::openapi::Ref {
+        let mut all = vec![(T::name().to_string(), T::schema())];
+        T::schemas(&mut all);
+        let components = self.doc.components.get_or_insert_with(Default::default);
+        for (name, schema) in all {
+            components.schemas.entry(name).or_insert(schema);
+        }
+        utoipa::openapi::Ref::from_schema_name(T::name())
+    }
+}
+
+fn json(schema: utoipa::openapi::Ref) -> utoipa::openapi::Content {
+    utoipa::openapi::ContentBuilder::new()
+        .schema(Some(schema))
+        .build()
+}
+
+impl Visit for Document<'_> {
+    fn op<O: Operation>(&mut self) {
+        use utoipa::openapi::{HttpMethod, Required, ResponseBuilder, path, request_body};
+        let Some(route) = O::ROUTE else { return };
+        let ok = self.schema::<O::Response>();
+        let mut op = path::OperationBuilder::new()
+            .tags(Some(Vec::<String>::new()))
+            .summary(route.summary)
+            .operation_id(Some(O::NAME))
+            .response(
+                "200",
+                ResponseBuilder::new()
+                    .description("")
+                    .content("application/json", json(ok)),
+            );
+        let params = O::parameters();
+        if !params.is_empty() {
+            op = op.parameters(Some(params));
+        }
+        if route.method == Method::Post {
+            let body = self.schema::<O::Request>();
+            op = op.request_body(Some(
+                request_body::RequestBodyBuilder::new()
+                    .content("application/json", json(body))
+                    .required(Some(Required::True))
+                    .build(),
+            ));
+        }
+        for status in route.errors {
+            let error = self.schema::<ErrorBody>();
+            op = op.response(
+                status.to_string(),
+                ResponseBuilder::new()
+                    .description("")
+                    .content("application/json", json(error)),
+            );
+        }
+        let method = match route.method {
+            Method::Get => HttpMethod::Get,
+            Method::Post => HttpMethod::Post,
+        };
+        let path = route.path.replace("{*", "{");
+        self.doc.paths.add_path_operation(path, vec![method], op);
+    }
 }

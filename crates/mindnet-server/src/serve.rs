@@ -11,6 +11,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use mindnet_app::api::SyncRequest;
+use mindnet_app::ops::{self, Method, Operation, Visit};
 use mindnet_app::{AppError, OpenMode, ServeSettings, Settings, Workspace};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
@@ -31,21 +32,11 @@ fn router(
     mcp: mindnet_mcp::HttpEndpoint,
 ) -> Router {
     let timeout = serve.timeout;
+    let mut table = Mount::default();
+    ops::visit(&mut table);
     // Syncs run as long as the vault needs; everything else has a deadline.
-    let timed = Router::new()
-        .route("/status", get(routes::status))
-        .route("/history", get(routes::history))
-        .route("/config", get(routes::config))
-        .route("/query", post(routes::query))
-        .route("/ask", post(routes::ask))
-        .route("/feedback", post(routes::feedback))
-        .route("/notes/{*id}", get(routes::note))
-        .route("/graph/neighbors", get(routes::neighbors))
-        .route("/chain", post(routes::chain))
-        .route("/lint", post(routes::lint))
-        .route("/lint/fix", post(routes::lint_fix))
-        .route("/ingest/analyze", post(routes::analyze))
-        .route("/ingest/save", post(routes::save))
+    let timed = table
+        .timed
         .layer(axum::middleware::from_fn(move |req, next| {
             deadline(timeout, req, next)
         }));
@@ -54,7 +45,6 @@ fn router(
         .route("/ui/{file}", get(crate::ui::asset))
         .route("/health", get(routes::health))
         .route("/openapi.json", get(routes::openapi))
-        .route("/sync", post(routes::sync))
         // A streamed answer runs as long as the LLM writes (each read is
         // bounded by MINDNET_LLM_TIMEOUT).
         .route("/chat", post(routes::chat))
@@ -62,11 +52,35 @@ fn router(
         // listens; each tool call runs one workspace operation.
         .nest_service("/mcp", mcp.service)
         .merge(timed)
+        .merge(table.untimed)
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)
         .with_state(state)
         .layer(DefaultBodyLimit::max(serve.body_limit))
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
+}
+
+/// The routes of the operation table, with the request deadline and without.
+#[derive(Default)]
+struct Mount {
+    timed: Router<Arc<AppState>>,
+    untimed: Router<Arc<AppState>>,
+}
+
+impl Visit for Mount {
+    fn op<O: Operation>(&mut self) {
+        let Some(route) = O::ROUTE else { return };
+        let handler = match route.method {
+            Method::Get => get(routes::handle::<O>),
+            Method::Post => post(routes::handle::<O>),
+        };
+        let routes = if route.deadline {
+            &mut self.timed
+        } else {
+            &mut self.untimed
+        };
+        *routes = std::mem::take(routes).route(route.path, handler);
+    }
 }
 
 async fn deadline(

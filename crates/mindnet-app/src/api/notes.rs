@@ -71,6 +71,14 @@ pub struct NoteResponse {
     pub edges_in: Vec<EdgeInfo>,
 }
 
+/// `GET /notes/{id}`: which note.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, IntoParams, ToSchema)]
+#[into_params(parameter_in = Path)]
+pub struct NoteKey {
+    /// note id, vault path or title
+    pub id: String,
+}
+
 /// `GET /graph/neighbors`: the notes within `hops` links of a note.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, IntoParams, ToSchema)]
 #[into_params(parameter_in = Query)]

@@ -154,3 +154,46 @@ pub struct ConfigFile {
     pub name: String,
     pub path: String,
 }
+
+// The request of an operation that takes nothing (`GET /status`, `GET
+// /config`, the `status` tool). A plain comment: a doc comment would become
+// the `status` tool's schema description.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+/// `GET /tags`: every tag of the index and how many notes carry it.
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    utoipa::IntoParams,
+    schemars::JsonSchema,
+)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct TagsRequest {
+    /// Only tags that start with this (case-insensitive), e.g. `projekt/`.
+    #[serde(default)]
+    pub prefix: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct TagCount {
+    /// The tag as the notes write it, without `#`.
+    pub tag: String,
+    /// How many notes carry it.
+    pub notes: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct TagsResponse {
+    /// Most used first; equals by name.
+    pub tags: Vec<TagCount>,
+}
