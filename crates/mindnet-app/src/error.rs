@@ -187,6 +187,15 @@ impl From<mindnet_ingest::IngestError> for AppError {
     }
 }
 
+impl From<mindnet_lint::LintError> for AppError {
+    fn from(e: mindnet_lint::LintError) -> Self {
+        match e {
+            mindnet_lint::LintError::NotFound(_) => AppError::not_found(e.to_string()),
+            mindnet_lint::LintError::Ingest(e) => e.into(),
+        }
+    }
+}
+
 impl From<mindnet_retrieve::log::LogError> for AppError {
     fn from(e: mindnet_retrieve::log::LogError) -> Self {
         use mindnet_retrieve::log::LogError as L;

@@ -120,13 +120,11 @@ impl Workspace {
                 note_type: n.note_type.clone(),
             })
             .collect();
-        let Some(start) = mindnet_lint::find_note(&nodes, &req.note) else {
-            return Err(AppError::not_found(format!(
-                "no note `{}` in the index of {}",
-                req.note,
-                self.settings().data.display()
-            )));
-        };
+        let wanted = self.find_note(&*store, &req.note)?;
+        let start = notes
+            .iter()
+            .position(|n| n.note_id == wanted.note_id)
+            .ok_or_else(|| AppError::not_found(format!("no note `{}` in the index", req.note)))?;
         let index: HashMap<&str, usize> = notes
             .iter()
             .enumerate()
@@ -175,12 +173,7 @@ pub(crate) fn chain_from_files(
     let (direction, hops) = chain_args(req)?;
     let config = settings.load_config()?;
     let vault = settings.require_vault()?;
-    mindnet_lint::chain_preview(vault, &config, &req.note, direction, hops)
-        .map(Into::into)
-        .map_err(|e| match e {
-            mindnet_lint::ChainError::NotFound(_) => AppError::not_found(e.to_string()),
-            other => AppError::bad_request(other.to_string()),
-        })
+    Ok(mindnet_lint::chain_preview(vault, &config, &req.note, direction, hops)?.into())
 }
 
 /// Every edge touching a note less than `hops` links (either way) from

@@ -115,12 +115,6 @@ impl Workspace {
         })
     }
 
-    /// The vault path of a note named by id, path, title or alias.
-    pub fn note_path(&self, key: &str) -> Result<String, AppError> {
-        let store = self.read();
-        Ok(self.find_note(&*store, key)?.path)
-    }
-
     /// The text of a vault file the index knows, read only inside the vault.
     fn note_file(&self, rel: &str) -> Result<String, AppError> {
         let vault = self.settings().require_vault()?;

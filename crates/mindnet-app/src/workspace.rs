@@ -15,6 +15,7 @@
 use crate::api::*;
 use crate::timestamp as now;
 use crate::{AppError, Settings, open};
+use mindnet_core::lookup;
 use mindnet_embed::Embedder;
 use mindnet_index::{Progress, SyncOptions};
 use mindnet_ingest::Config;
@@ -485,34 +486,19 @@ impl Workspace {
         }
     }
 
-    /// A note by id, vault path (with or without `.md`), title or alias,
-    /// in that order of precedence (case-insensitive); among equals, the
-    /// first path.
+    /// The note `key` names (`mindnet_core::lookup`: id, vault path, file
+    /// name, title or alias).
     pub(crate) fn find_note(&self, store: &dyn Store, key: &str) -> Result<NoteState, AppError> {
         let catalog = store.catalog()?;
         if let Some(n) = catalog.get(key) {
             return Ok(n.clone());
         }
-        let wanted = key.trim().trim_end_matches(".md").to_lowercase();
-        let rank = |n: &NoteState| {
-            if n.path.trim_end_matches(".md").to_lowercase() == wanted {
-                Some(0)
-            } else if n.title.to_lowercase() == wanted {
-                Some(1)
-            } else if n.aliases.iter().any(|a| a.to_lowercase() == wanted) {
-                Some(2)
-            } else {
-                None
-            }
-        };
-        catalog
-            .iter()
-            .filter_map(|n| Some((rank(n)?, n)))
-            .min_by(|(ra, a), (rb, b)| ra.cmp(rb).then_with(|| a.path.cmp(&b.path)))
-            .map(|(_, n)| n.clone())
+        lookup::find_note(catalog.iter(), key, note_names)
+            .cloned()
             .ok_or_else(|| {
                 AppError::not_found(format!(
-                    "no note `{key}` in the index (give its id, vault path, title or alias)"
+                    "no note `{key}` in the index (give {})",
+                    lookup::HOW_TO_NAME
                 ))
             })
     }
@@ -546,6 +532,16 @@ impl Workspace {
             edges_out,
             edges_in,
         })
+    }
+}
+
+/// An indexed note's names, as `mindnet_core::lookup` reads them.
+pub(crate) fn note_names(n: &NoteState) -> lookup::NoteNames<'_> {
+    lookup::NoteNames {
+        id: &n.note_id,
+        path: &n.path,
+        title: &n.title,
+        aliases: &n.aliases,
     }
 }
 

@@ -14,8 +14,8 @@ use std::process::ExitCode;
 pub struct LintArgs {
     /// The vault's root folder (default: $MINDNET_VAULT_ROOT, else the current folder).
     pub vault: Option<PathBuf>,
-    /// Only this note (its vault-relative path).
-    #[arg(long, value_name = "PATH")]
+    /// Only this note: its id, vault path, file name, title or alias.
+    #[arg(long, value_name = "NOTE")]
     pub note: Option<String>,
     /// Print the findings as a JSON list.
     #[arg(long)]
@@ -147,7 +147,7 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
 
 #[derive(clap::Args, Debug)]
 pub struct ChainArgs {
-    /// The note: its title or its vault-relative path.
+    /// The note: its id, vault path, file name, title or alias.
     pub note: String,
     /// The vault's root folder (default: $MINDNET_VAULT_ROOT, else the current folder).
     #[arg(long)]

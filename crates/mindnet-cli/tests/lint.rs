@@ -162,3 +162,78 @@ fn every_planted_case_gives_its_findings_and_no_decoy_is_flagged() {
     // finding at each end) and the year decoy's missing target.
     assert_eq!(lines.lines().count(), 11, "{lines}");
 }
+
+/// One rule for a note's name everywhere (`mindnet_core::lookup`): the
+/// chain from the files and from the index, and the linter's `--note`,
+/// find the same note by its alias, file name and vault path; a name of no
+/// note is a clear error, not an empty report.
+#[test]
+fn a_note_has_the_same_names_in_the_linter_and_the_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&demo_vault(), dir.path());
+    let vs = dir.path().to_str().unwrap();
+    let names = [
+        "Karrierewechsel-Entscheidung",
+        "wechsel in die softwareentwicklung",
+        "Entscheidungen/Wechsel in die Softwareentwicklung.md",
+    ];
+    let chain = |name: &str| {
+        let out = mindnet(&["chain", "--vault", vs, name, "--format", "json", "--files"]);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["path"].as_str().unwrap().to_string()
+    };
+    for name in names {
+        assert_eq!(
+            chain(name),
+            "Entscheidungen/Wechsel in die Softwareentwicklung.md"
+        );
+        let out = mindnet(&[
+            "lint",
+            vs,
+            "--note",
+            name,
+            "--json",
+            "--severity",
+            "recommendation",
+        ]);
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let list: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(
+            list.iter()
+                .all(|f| f["path"] == "Entscheidungen/Wechsel in die Softwareentwicklung.md"),
+            "{name}: {list:?}"
+        );
+    }
+    let out = mindnet(&["lint", vs, "--note", "Gibt es nicht"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no note `Gibt es nicht`") && err.contains("alias"),
+        "{err}"
+    );
+
+    // From the index: the same names.
+    common::import_m3(dir.path());
+    for name in names {
+        let out = mindnet(&["chain", "--vault", vs, name, "--format", "json"]);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            v["path"], "Entscheidungen/Wechsel in die Softwareentwicklung.md",
+            "{name}"
+        );
+    }
+}

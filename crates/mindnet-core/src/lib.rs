@@ -7,6 +7,7 @@
 pub mod error;
 pub mod file;
 pub mod ids;
+pub mod lookup;
 pub mod model;
 pub mod registry;
 pub mod rng;

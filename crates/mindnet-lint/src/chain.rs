@@ -3,9 +3,10 @@
 //! note appears once per branch; a note met again is marked, not expanded,
 //! so cycles end.
 
+use crate::LintError;
 use crate::chains::causal_links;
 use crate::{Vault, load_notes, resolve_links};
-use mindnet_ingest::{Config, IngestError};
+use mindnet_ingest::Config;
 use serde::Serialize;
 use std::path::Path;
 
@@ -40,14 +41,6 @@ pub struct ChainPreview {
     pub note_type: String,
     pub causes: Vec<ChainNode>,
     pub effects: Vec<ChainNode>,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum ChainError {
-    #[error(transparent)]
-    Ingest(#[from] IngestError),
-    #[error("no note `{0}` in the vault (give its title or its path)")]
-    NotFound(String),
 }
 
 /// One causal edge between two notes of the chain graph (indexes into the
@@ -161,7 +154,7 @@ pub fn chain_preview(
     note: &str,
     direction: ChainDirection,
     hops: usize,
-) -> Result<ChainPreview, ChainError> {
+) -> Result<ChainPreview, LintError> {
     let (notes, _) = load_notes(root, config, 0)?;
     let vault = Vault {
         notes,
@@ -180,22 +173,18 @@ pub fn chain_preview(
             note_type: n.note_type.clone(),
         })
         .collect();
-    let start = find_note(&nodes, note).ok_or_else(|| ChainError::NotFound(note.to_string()))?;
+    let found = vault.find_note(note)?;
+    let start = vault
+        .notes
+        .iter()
+        .position(|n| std::ptr::eq(n, found))
+        .unwrap_or_default();
     let links = resolve_links(&vault);
     let steps: Vec<Step> = causal_links(&vault, &links)
         .into_iter()
         .map(|c| c.step)
         .collect();
     Ok(chain_of(&nodes, steps, start, direction, hops))
-}
-
-/// The note a user names by its title or its vault-relative path (with or
-/// without `.md`, any case).
-pub fn find_note(nodes: &[ChainNote], name: &str) -> Option<usize> {
-    let wanted = name.trim_end_matches(".md").to_lowercase();
-    nodes.iter().position(|n| {
-        n.title.to_lowercase() == wanted || n.path.trim_end_matches(".md").to_lowercase() == wanted
-    })
 }
 
 /// The chain of `start` in any graph of notes and causal steps (the files'

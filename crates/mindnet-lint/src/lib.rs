@@ -18,12 +18,12 @@ mod mentions;
 mod names;
 
 pub use chain::{
-    ChainDirection, ChainError, ChainNode, ChainNote, ChainPreview, Step, chain_of, chain_preview,
-    find_note,
+    ChainDirection, ChainNode, ChainNote, ChainPreview, Step, chain_of, chain_preview,
 };
 pub use config::{LintConfig, RULES};
 pub use fix::{FileFix, FixError, FixOptions, plan_fixes, unified_diff, write_fix};
 
+use mindnet_core::lookup::{self, NoteNames};
 use mindnet_core::{Status, Warning};
 use mindnet_ingest::names::LangVotes;
 use mindnet_ingest::parse::{ParsedNote, parse};
@@ -159,8 +159,11 @@ pub(crate) struct Note {
     /// Its function words, counted once when read (the vault's language
     /// and the mention matcher's both come from them).
     pub votes: LangVotes,
+    /// Its id as the import gives it (frontmatter `id`, else from the path).
+    pub id: String,
     pub path: String,
     pub title: String,
+    pub aliases: Vec<String>,
     pub note_type: String,
     pub text: String,
     pub parsed: ParsedNote,
@@ -209,7 +212,23 @@ pub(crate) fn unreadable(skipped: &[Warning]) -> std::collections::HashSet<Strin
         .collect()
 }
 
+/// A lint note's names, as `mindnet_core::lookup` reads them.
+pub(crate) fn names(n: &Note) -> NoteNames<'_> {
+    NoteNames {
+        id: &n.id,
+        path: &n.path,
+        title: &n.title,
+        aliases: &n.aliases,
+    }
+}
+
 impl Vault<'_> {
+    /// The note `key` names, or `LintError::NotFound`.
+    pub fn find_note(&self, key: &str) -> Result<&Note, LintError> {
+        lookup::find_note(&self.notes, key, names)
+            .ok_or_else(|| LintError::NotFound(key.to_string()))
+    }
+
     pub fn msg(&self, de: String, en: String) -> Msg {
         Msg::new(de, en)
     }
@@ -229,11 +248,21 @@ impl Vault<'_> {
     }
 }
 
+/// Why a lint or a chain preview could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum LintError {
+    #[error(transparent)]
+    Ingest(#[from] IngestError),
+    #[error("no note `{0}` in the vault (give {how})", how = mindnet_core::lookup::HOW_TO_NAME)]
+    NotFound(String),
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct LintOptions {
     /// The vault's language (for notes without `lang:`); `None`: detected.
     pub lang: Option<Lang>,
-    /// Only report findings in this note (vault-relative path).
+    /// Only report findings in this note (named as `mindnet_core::lookup`
+    /// reads a name).
     pub note: Option<String>,
     pub max_note_bytes: u64,
 }
@@ -264,8 +293,13 @@ fn load_notes(
             Ok(Note {
                 lang: fm.lang.as_deref().and_then(Lang::from_tag),
                 votes: mindnet_ingest::names::lang_votes(&src.text),
+                id: fm
+                    .id
+                    .clone()
+                    .unwrap_or_else(|| mindnet_core::ids::note_id_for_path(&f.rel_path)),
                 path: f.rel_path.clone(),
                 title,
+                aliases: fm.aliases.clone(),
                 note_type,
                 ignore: fm.lint_ignore.clone(),
                 indexed: fm
@@ -343,7 +377,7 @@ pub fn lint_vault(
     config: &Config,
     lint: &LintConfig,
     opts: &LintOptions,
-) -> Result<LintReport, IngestError> {
+) -> Result<LintReport, LintError> {
     let (notes, skipped) = load_notes(root, config, opts.max_note_bytes)?;
     let mut report = LintReport {
         notes: notes.len(),
@@ -358,6 +392,10 @@ pub fn lint_vault(
         lang,
         unreadable: unreadable(&report.skipped),
         real: lexicon::RealWords::new(lint.word_lists(lang).to_vec()),
+    };
+    let only = match &opts.note {
+        Some(key) => Some(vault.find_note(key)?.path.clone()),
+        None => None,
     };
     let links = resolve_links(&vault);
 
@@ -400,7 +438,7 @@ pub fn lint_vault(
             {
                 return None;
             }
-            if opts.note.as_ref().is_some_and(|p| *p != f.path) {
+            if only.as_ref().is_some_and(|p| *p != f.path) {
                 return None;
             }
             Some(f)

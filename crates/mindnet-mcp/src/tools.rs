@@ -115,7 +115,7 @@ trait Form {
     /// What the assistant gives.
     type Args: JsonSchema + DeserializeOwned;
     /// The operation's request made of the arguments.
-    fn request(ws: &Workspace, args: Self::Args) -> Result<Request<Self>, AppError>;
+    fn request(args: Self::Args) -> Result<Request<Self>, AppError>;
     /// What the model reads.
     fn text(req: &Request<Self>, r: &Response<Self>) -> String;
     /// The text and the response as structured content.
@@ -220,7 +220,7 @@ pub fn call(ws: &Workspace, name: &str, args: JsonObject) -> Option<Result<Reply
             let Some(args) = self.args.take() else { return };
             self.result = Some(
                 parse::<F::Args>(self.name, args)
-                    .and_then(|a| F::request(self.ws, a))
+                    .and_then(F::request)
                     .and_then(|req| F::reply(&req, self.ws.call::<F::Op>(&req)?)),
             );
         }
@@ -260,7 +260,7 @@ struct Search;
 impl Form for Search {
     type Op = ops::Query;
     type Args = SearchArgs;
-    fn request(_: &Workspace, a: SearchArgs) -> Result<QueryRequest, AppError> {
+    fn request(a: SearchArgs) -> Result<QueryRequest, AppError> {
         let k = a.k.unwrap_or(DEFAULT_K);
         if !(1..=MAX_SEARCH_K).contains(&k) {
             return Err(AppError::bad_request(format!(
@@ -297,7 +297,7 @@ struct AskTool;
 impl Form for AskTool {
     type Op = ops::Ask;
     type Args = AskArgs;
-    fn request(_: &Workspace, a: AskArgs) -> Result<AskRequest, AppError> {
+    fn request(a: AskArgs) -> Result<AskRequest, AppError> {
         Ok(AskRequest {
             question: a.question,
             intent: a.intent,
@@ -331,7 +331,7 @@ struct ReadNote;
 impl Form for ReadNote {
     type Op = ops::ReadNote;
     type Args = ReadNoteRequest;
-    fn request(_: &Workspace, req: ReadNoteRequest) -> Result<ReadNoteRequest, AppError> {
+    fn request(req: ReadNoteRequest) -> Result<ReadNoteRequest, AppError> {
         Ok(req)
     }
     fn text(_: &Request<Self>, r: &ReadNoteResponse) -> String {
@@ -343,7 +343,7 @@ struct NoteContext;
 impl Form for NoteContext {
     type Op = ops::Neighbors;
     type Args = NoteContextArgs;
-    fn request(_: &Workspace, a: NoteContextArgs) -> Result<NeighborsRequest, AppError> {
+    fn request(a: NoteContextArgs) -> Result<NeighborsRequest, AppError> {
         if a.kinds.iter().any(|k| k.contains(',')) {
             return Err(AppError::bad_request(
                 "`kinds`: give each kind as its own list item",
@@ -364,7 +364,7 @@ struct Recent;
 impl Form for Recent {
     type Op = ops::RecentChanges;
     type Args = RecentRequest;
-    fn request(_: &Workspace, req: RecentRequest) -> Result<RecentRequest, AppError> {
+    fn request(req: RecentRequest) -> Result<RecentRequest, AppError> {
         Ok(req)
     }
     fn text(_: &Request<Self>, r: &RecentResponse) -> String {
@@ -376,7 +376,7 @@ struct LintTool;
 impl Form for LintTool {
     type Op = ops::Lint;
     type Args = LintArgs;
-    fn request(ws: &Workspace, a: LintArgs) -> Result<LintRequest, AppError> {
+    fn request(a: LintArgs) -> Result<LintRequest, AppError> {
         let severity = match a.severity.as_deref() {
             None => Severity::default(),
             Some(s) => s
@@ -384,7 +384,7 @@ impl Form for LintTool {
                 .map_err(|e| AppError::bad_request(format!("`severity`: {e}")))?,
         };
         Ok(LintRequest {
-            note: a.note.map(|n| ws.note_path(&n)).transpose()?,
+            note: a.note,
             severity,
             lang: lang("lang", a.lang.as_deref())?,
         })
@@ -406,7 +406,7 @@ struct WriteNote;
 impl Form for WriteNote {
     type Op = ops::Save;
     type Args = SaveRequest;
-    fn request(_: &Workspace, req: SaveRequest) -> Result<SaveRequest, AppError> {
+    fn request(req: SaveRequest) -> Result<SaveRequest, AppError> {
         Ok(req)
     }
     fn text(_: &Request<Self>, r: &SaveResponse) -> String {
@@ -425,7 +425,7 @@ struct Status;
 impl Form for Status {
     type Op = ops::Status;
     type Args = NoArgs;
-    fn request(_: &Workspace, req: NoArgs) -> Result<NoArgs, AppError> {
+    fn request(req: NoArgs) -> Result<NoArgs, AppError> {
         Ok(req)
     }
     fn text(_: &Request<Self>, r: &StatusResponse) -> String {
@@ -437,7 +437,7 @@ struct Tags;
 impl Form for Tags {
     type Op = ops::Tags;
     type Args = TagsRequest;
-    fn request(_: &Workspace, req: TagsRequest) -> Result<TagsRequest, AppError> {
+    fn request(req: TagsRequest) -> Result<TagsRequest, AppError> {
         Ok(req)
     }
     fn text(_: &Request<Self>, r: &TagsResponse) -> String {
