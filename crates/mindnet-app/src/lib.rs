@@ -24,6 +24,7 @@ pub mod eval_router;
 mod graph;
 mod import;
 mod lint;
+pub mod memory;
 pub mod migrate;
 mod open;
 pub mod ops;

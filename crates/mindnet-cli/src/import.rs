@@ -100,8 +100,8 @@ fn index(args: &ImportArgs, settings: &Settings) -> Result<ExitCode> {
             let o = mindnet_app::import(settings, &req, &crate::progress::bar())?;
             tracing::debug!(
                 "memory: peak {:.0} MB; now {}",
-                crate::bench::peak_rss_mb().unwrap_or(f64::NAN),
-                crate::bench::rss_split()
+                mindnet_app::memory::peak_rss_mb().unwrap_or(f64::NAN),
+                mindnet_app::memory::rss_split()
             );
             (o.summary, o.model, o.dim)
         }

@@ -2,24 +2,15 @@
 
 mod args;
 mod backend;
-mod bench;
-mod bench_chat;
-mod bench_graph;
-mod bench_lint;
-mod bench_mcp;
-mod bench_serve;
-mod bench_soak;
 mod call_cmd;
 mod chat_cmd;
 mod import;
 mod lint_cmd;
 mod progress;
 mod query_cmd;
-mod questions;
 mod serve_cmd;
 mod store_cmd;
 mod tune_cmd;
-mod vaultgen;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -87,7 +78,7 @@ enum Command {
     Models(store_cmd::ModelsCommand),
     /// Measure performance on generated vaults.
     #[command(subcommand)]
-    Bench(bench::BenchCommand),
+    Bench(mindnet_bench::BenchCommand),
 }
 
 /// mimalloc, not the system allocator: parsing a vault allocates many
@@ -122,7 +113,7 @@ fn main() -> ExitCode {
         Command::Tags(args) => call_cmd::tags(args),
         Command::Call(args) => call_cmd::call(args),
         Command::Models(cmd) => store_cmd::models(cmd),
-        Command::Bench(cmd) => bench::run(cmd),
+        Command::Bench(cmd) => mindnet_bench::run(cmd),
     };
     match result {
         Ok(code) => code,

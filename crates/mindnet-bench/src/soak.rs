@@ -3,8 +3,8 @@
 //! queries/s, latency, errors and the server's RSS over time, then checks
 //! that the index equals a clean import of the vault as it ended.
 
-use crate::bench_serve::{ask, report, start, status};
 use crate::questions::sample_questions;
+use crate::serve::{ask, report, start, status};
 use anyhow::{Context, Result, bail};
 use mindnet_core::rng::Rng;
 use std::path::{Path, PathBuf};
@@ -188,7 +188,7 @@ pub fn run(args: SoakBench) -> Result<ExitCode> {
             "{} clients after {} min of warm-up",
             args.clients, args.warm_up_minutes
         ),
-        &crate::bench_serve::Load {
+        &crate::serve::Load {
             ok: ms.len(),
             errors: errors.load(Ordering::SeqCst),
             seconds,

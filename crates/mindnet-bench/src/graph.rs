@@ -3,8 +3,8 @@
 //! does), against every edge read into memory at once (what it did before):
 //! time to the first answer, per-note latency cold and warm, and memory.
 
-use crate::bench::rss_mb;
 use anyhow::{Context, Result};
+use mindnet_app::memory::{peak_rss_mb, rss_mb, rss_split};
 use mindnet_core::Edge;
 use mindnet_retrieve::eval::latency;
 use mindnet_store::{EmbeddedStore, Store};
@@ -48,7 +48,7 @@ pub fn run(args: GraphBench) -> Result<ExitCode> {
         store.counts()?.edges,
         t.elapsed().as_secs_f64(),
         rss_mb().unwrap_or(f64::NAN),
-        crate::bench::rss_split()
+        rss_split()
     );
     println!(
         "entity graph: {} names, {} (name, note) pairs, {:.1} MB on the heap",
@@ -119,7 +119,7 @@ pub fn run(args: GraphBench) -> Result<ExitCode> {
         "all {} edges in memory: loaded in {load:.2} s, RSS +{:.0} MB (peak {:.0} MB); lookup p50 {:.4} ms",
         all.len(),
         rss_mb().unwrap_or(f64::NAN) - before,
-        crate::bench::peak_rss_mb().unwrap_or(f64::NAN),
+        peak_rss_mb().unwrap_or(f64::NAN),
         latency(&mem).p50
     );
     Ok(ExitCode::SUCCESS)

@@ -1,8 +1,25 @@
-//! `mindnet bench`: throughput on generated vaults. Timing belongs here and
-//! in `docs/benchmarks.md`, never in test assertions.
+//! `mindnet bench`: the measurements behind `docs/benchmarks.md`, on
+//! generated vaults with planted truth and on real text. Timing belongs here
+//! and in `docs/benchmarks.md`, never in test assertions. A crate of its
+//! own, so the commands a user runs stay small (`mindnet-cli` only calls
+//! `run`).
+//!
+//! - `vaultgen.rs`: generated vaults (notes, chains, planted problems);
+//!   `questions.rs`: question sets read from a vault's notes.
+//! - `lint.rs`, `chat.rs`, `serve.rs`, `soak.rs`, `mcp.rs`, `graph.rs`: one
+//!   benchmark each; the throughput ones (ingest, embed, causal) are here.
 
-use crate::vaultgen;
+mod chat;
+mod graph;
+mod lint;
+mod mcp;
+mod questions;
+mod serve;
+mod soak;
+mod vaultgen;
+
 use anyhow::{Context, Result};
+use mindnet_app::memory::peak_rss_mb;
 use mindnet_ingest::{Config, ImportOptions, plan_vault};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -77,25 +94,25 @@ pub enum BenchCommand {
     /// The linter against planted problems of known truth: per rule, the
     /// findings right and wrong and the problems missed, and the time of
     /// the whole lint.
-    Lint(crate::bench_lint::LintBench),
+    Lint(crate::lint::LintBench),
     /// The chat: time to the first token and to the whole answer, extractive
     /// or with the configured LLM, optionally under background LLM load.
-    Chat(crate::bench_chat::ChatBench),
+    Chat(crate::chat::ChatBench),
     /// `mindnet serve` under load over real HTTP: time to ready, warm query
     /// latency, concurrent clients, and the same while edited notes are
     /// re-imported by the watcher. Edits the vault: use a generated one.
-    Serve(crate::bench_serve::ServeBench),
+    Serve(crate::serve::ServeBench),
     /// A long run of `mindnet serve` under query load while notes are
     /// changed, added and deleted: queries/s, p99, errors, the RSS curve,
     /// and whether the index equals a clean import at the end. Edits the
     /// vault: use a generated one.
-    Soak(crate::bench_soak::SoakBench),
+    Soak(crate::soak::SoakBench),
     /// Search over MCP stdio against the same queries through the
     /// application layer: what the protocol costs.
-    Mcp(crate::bench_mcp::McpBench),
+    Mcp(crate::mcp::McpBench),
     /// Neighbour reads on an index: filtered reads through the cache, against
     /// every edge in memory.
-    Graph(crate::bench_graph::GraphBench),
+    Graph(crate::graph::GraphBench),
 }
 
 pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
@@ -121,12 +138,12 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
             vault,
             questions,
         } => causal(notes, chains, seed, &vault, &questions),
-        BenchCommand::Lint(args) => crate::bench_lint::run(args),
-        BenchCommand::Chat(args) => crate::bench_chat::run(args),
-        BenchCommand::Serve(args) => crate::bench_serve::run(args),
-        BenchCommand::Soak(args) => crate::bench_soak::run(args),
-        BenchCommand::Mcp(args) => crate::bench_mcp::run(args),
-        BenchCommand::Graph(args) => crate::bench_graph::run(args),
+        BenchCommand::Lint(args) => crate::lint::run(args),
+        BenchCommand::Chat(args) => crate::chat::run(args),
+        BenchCommand::Serve(args) => crate::serve::run(args),
+        BenchCommand::Soak(args) => crate::soak::run(args),
+        BenchCommand::Mcp(args) => crate::mcp::run(args),
+        BenchCommand::Graph(args) => crate::graph::run(args),
     }
 }
 
@@ -180,33 +197,6 @@ fn questions(vault: &std::path::Path, count: usize, seed: u64) -> Result<ExitCod
         writeln!(out, "{line}")?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Peak resident memory of this process (Linux `VmHWM`), in MB.
-pub fn peak_rss_mb() -> Option<f64> {
-    status_mb("VmHWM:")
-}
-
-/// Resident memory of this process now (Linux `VmRSS`), in MB.
-pub fn rss_mb() -> Option<f64> {
-    status_mb("VmRSS:")
-}
-
-/// Resident memory now, split: the process's own (heap, stacks) and pages
-/// of files mapped into it (Qdrant's segments), which the kernel can drop.
-pub fn rss_split() -> String {
-    format!(
-        "{:.0} MB own + {:.0} MB mapped files",
-        status_mb("RssAnon:").unwrap_or(f64::NAN),
-        status_mb("RssFile:").unwrap_or(f64::NAN)
-    )
-}
-
-fn status_mb(field: &str) -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
 }
 
 /// The bodies (past the frontmatter) of the Markdown notes in `dir`, by name.
