@@ -26,6 +26,7 @@ mod import;
 mod lint;
 pub mod memory;
 pub mod migrate;
+pub mod models;
 mod open;
 pub mod ops;
 mod read;
@@ -39,9 +40,12 @@ pub use error::{AppError, ErrorBody, ErrorCode};
 use graph::chain_from_files;
 pub use import::{ImportOutcome, import, plan};
 use lint::{fix, lint};
+pub use mindnet_core::Warning;
 pub use mindnet_index::Progress;
 /// A path below the vault as the vault names it (`/`-separated).
 pub use mindnet_ingest::scan::rel_path as vault_path;
+/// The dry run's plan, printed as the records the index would hold.
+pub use mindnet_ingest::{ImportPlan, Skipped};
 pub use mindnet_store::CheckReport;
 pub use open::check;
 pub use ops::{Operation, Service};

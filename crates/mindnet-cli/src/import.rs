@@ -4,10 +4,10 @@
 use crate::args::{ConfigArgs, DataArgs};
 use crate::backend::server;
 use anyhow::Result;
+use mindnet_app::ImportPlan;
 use mindnet_app::api::{NoArgs, SyncRequest};
 use mindnet_app::ops::{self, Service};
 use mindnet_app::{Settings, SettingsInput};
-use mindnet_ingest::ImportPlan;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
@@ -141,8 +141,8 @@ struct Summary<'a> {
     unresolved: usize,
     edges_by_kind: BTreeMap<&'a str, usize>,
     edges_by_provenance: BTreeMap<&'a str, usize>,
-    skipped: Vec<&'a mindnet_ingest::Skipped>,
-    warnings: &'a [mindnet_core::Warning],
+    skipped: Vec<&'a mindnet_app::Skipped>,
+    warnings: &'a [mindnet_app::Warning],
 }
 
 impl<'a> Summary<'a> {

@@ -2,10 +2,9 @@
 
 use crate::args::{ConfigArgs, DataArgs, settings};
 use crate::backend::{Backend, refuse_if_served};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use mindnet_app::api::NoArgs;
 use mindnet_app::ops::{self, Service};
-use mindnet_embed::{fetch, models};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -140,26 +139,17 @@ pub fn models(cmd: ModelsCommand) -> Result<ExitCode> {
     let say = |m: &str| eprintln!("{m}");
     match cmd {
         ModelsCommand::Fetch { name } => {
-            let list = match name {
-                Some(n) => vec![
-                    models::by_name(&n)
-                        .with_context(|| format!("unknown model `{n}`; known: e5-small, use-m3"))?,
-                ],
-                None => models::ALL.to_vec(),
-            };
-            for m in list {
-                let dir = fetch::fetch(m, &say)?;
-                println!("{} {} → {}", m.name, m.version, dir.display());
+            for m in mindnet_app::models::fetch(name.as_deref(), &say)? {
+                println!("{} {} → {}", m.name, m.version, m.dir.display());
             }
         }
         ModelsCommand::List => {
-            println!("model cache: {}", fetch::cache_dir().display());
-            for m in models::ALL {
-                let state = if fetch::is_cached(&m) {
-                    "cached"
-                } else {
-                    "not fetched"
-                };
+            println!(
+                "model cache: {}",
+                mindnet_app::models::cache_dir().display()
+            );
+            for m in mindnet_app::models::list() {
+                let state = if m.cached { "cached" } else { "not fetched" };
                 println!(
                     "  {:<9} {:>3} dims  {} {} ({})  {state}",
                     m.name, m.dim, m.package, m.version, m.licence
