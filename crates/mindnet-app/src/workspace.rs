@@ -293,15 +293,29 @@ impl Workspace {
         self.run(&q)
     }
 
-    /// A causal question: its explanation chain and the best notes.
+    /// A causal question: its explanation chain and the best notes. Every
+    /// field of both requests is named, so a new one is decided here.
     pub fn ask(&self, req: &AskRequest) -> Result<QueryResponse, AppError> {
+        let AskRequest {
+            question,
+            intent,
+            lang,
+            no_traversal,
+            k,
+        } = req;
         let q = self.query_of(&QueryRequest {
-            text: req.question.clone(),
-            k: Some(req.k.unwrap_or(ASK_K)),
-            intent: req.intent.clone(),
-            lang: req.lang,
-            no_traversal: req.no_traversal,
-            ..Default::default()
+            text: question.clone(),
+            mode: Mode::default(),
+            k: Some(k.unwrap_or(ASK_K)),
+            types: Vec::new(),
+            tags: Vec::new(),
+            statuses: Vec::new(),
+            paths: Vec::new(),
+            chunks: false,
+            no_graph: false,
+            intent: intent.clone(),
+            lang: *lang,
+            no_traversal: *no_traversal,
         })?;
         self.run(&q)
     }

@@ -35,10 +35,17 @@ impl Workspace {
         };
         let base = QueryRequest {
             text: message.to_string(),
+            mode: Mode::default(),
             k: Some(k),
+            types: Vec::new(),
+            tags: Vec::new(),
+            statuses: Vec::new(),
+            paths: Vec::new(),
+            chunks: false,
+            no_graph: false,
             intent: Some(intent.clone()),
             lang: req.lang,
-            ..Default::default()
+            no_traversal: false,
         };
         let vector = self.embedder().embed_query(message)?;
         let q = self.query_of(&base)?;
