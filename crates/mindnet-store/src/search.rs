@@ -2,7 +2,8 @@
 //! reciprocal rank fusion in one Qdrant query. Results carry the chunk and
 //! note ids (read from the payload), so callers never see Qdrant's point ids.
 
-use crate::embedded::{self, EmbeddedStore, jp};
+use crate::embedded::EmbeddedStore;
+use crate::embedded::filters::{self, jp};
 use crate::filter::FilterSyntax;
 use crate::payload::{BM25, DENSE};
 use crate::{ChunkFilter, ChunkHit, StoreError};
@@ -20,7 +21,7 @@ impl FilterSyntax for EmbeddedFilters {
     type Condition = Condition;
     type Filter = Filter;
     fn any_of(field: &str, values: &[String]) -> Condition {
-        embedded::any_of(field, values)
+        filters::any_of(field, values)
     }
     fn chunk_ids(chunks: &[String]) -> Condition {
         let ids: HasIdCondition = chunks.iter().map(|c| PointId::Uuid(point_id(c))).collect();

@@ -1,0 +1,227 @@
+//! The store on a Qdrant server or cluster (STO-1): the same three
+//! collections as the embedded store, `<prefix>_notes`, `<prefix>_chunks`
+//! and `<prefix>_edges`, with the same payloads, point ids and indexes.
+//!
+//! - BM25 vectors are computed here, with the embedded store's analyser, and
+//!   sent as sparse vectors; the server applies the IDF (`modifier: idf`), as
+//!   Qdrant Edge does. Both give the same scores.
+//! - The index's metadata (model, dimension, language, import times) and the
+//!   write journal (STO-3) live in the notes collection's `metadata`, so
+//!   every client of the server sees them.
+//! - A write batch: the journal names its notes, their chunks and edges are
+//!   written (`wait=true`), then the note points, the commit markers, and the
+//!   journal is cleared. A batch cut short leaves the journal; the next open
+//!   removes what those notes wrote, and they are imported again.
+//!
+//! Here: the configuration and opening. `json.rs` spells filters and
+//! vectors, `collections.rs` speaks REST to the collections, `writer.rs`
+//! holds the lease and writes batches, `setup.rs` creates an index, and
+//! `reads.rs` implements `Store`. The submodules take this file's imports
+//! through `use super::*`.
+
+use crate::catalog::built_once;
+use crate::commit::{self, Kept, Point, Writer};
+use crate::filter::FilterSyntax;
+use crate::lease::Lease;
+use crate::meta::{FORMAT, ModelInfo, StoreMeta};
+use crate::payload::{
+    self, BM25, BOOL_FIELDS, CHUNKS, COLLECTIONS, DENSE, EDGES, NOTE_STATE_FIELDS, NOTES, decode,
+};
+use crate::rest::Rest;
+use crate::{
+    CandidateScores, Catalog, ChunkFilter, ChunkHit, CollectionIndexes, Counts, EdgeCache,
+    NoteWrite, Store, StoreError, StoredNote,
+};
+use mindnet_core::ids::point_id;
+use mindnet_core::{Chunk, Edge, Note};
+use qdrant_edge::SparseVector;
+use qdrant_edge::bm25_embed::{EdgeBm25, EdgeBm25Config};
+use reqwest::Method;
+use serde_json::{Map, Value, json};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+mod collections;
+mod json;
+mod reads;
+mod setup;
+mod writer;
+
+use json::*;
+use setup::*;
+use writer::*;
+
+/// Where the index lives on a server, and how new collections are laid out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerConfig {
+    /// The REST address, e.g. `http://localhost:6333`.
+    pub url: String,
+    pub api_key: Option<String>,
+    /// Collections are `<prefix>_notes`, `<prefix>_chunks`, `<prefix>_edges`.
+    pub prefix: String,
+    /// Shards per new collection (a cluster spreads them over its nodes).
+    pub shards: u32,
+    /// Copies of each shard (a cluster survives losing `replicas - 1` nodes).
+    pub replicas: u32,
+    /// Longest wait for one request.
+    pub timeout: Duration,
+}
+
+impl ServerConfig {
+    pub fn new(url: &str) -> Self {
+        ServerConfig {
+            url: url.to_string(),
+            api_key: None,
+            prefix: "mindnet".into(),
+            shards: 1,
+            replicas: 1,
+            timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+pub struct ServerStore {
+    cols: Collections,
+    meta: StoreMeta,
+    bm25: EdgeBm25,
+    catalog: OnceLock<Catalog>,
+    building: Mutex<()>,
+    edge_cache: EdgeCache,
+    /// Taken by `begin_write` (or the first write), held until `end_write`
+    /// or the store is dropped.
+    lease: Mutex<Option<Lease>>,
+    /// The index's write generation as this process last saw it: every
+    /// batch counts it up, so a writer can tell that another process wrote
+    /// since (and its catalog is stale).
+    seen: AtomicU64,
+}
+
+/// The index's collections on the server: the requests both the reads and
+/// the write protocol make.
+struct Collections {
+    rest: Rest,
+    prefix: String,
+}
+
+/// Points per upsert request: large enough to amortise the round trip,
+/// small enough to stay far below the server's request size limit.
+const CHUNK_BATCH: usize = 256;
+const EDGE_BATCH: usize = 1024;
+const PAGE: usize = 1024;
+/// Keys of the notes collection's metadata.
+const META_KEY: &str = "mindnet";
+const JOURNAL_KEY: &str = "pending";
+const GENERATION_KEY: &str = "generation";
+
+impl ServerStore {
+    fn save_meta(&self) -> Result<(), StoreError> {
+        let meta = serde_json::to_value(&self.meta).map_err(|e| StoreError::Server {
+            url: self.cols.rest.url().to_string(),
+            message: format!("cannot encode the index metadata: {e}"),
+        })?;
+        self.cols.set_metadata(json!({ META_KEY: meta }))
+    }
+
+    /// Opens the index on the server, creating its collections for `model`
+    /// if there are none. An index built by another model is refused before
+    /// anything is written.
+    pub fn open(config: &ServerConfig, model: &ModelInfo, lang: &str) -> Result<Self, StoreError> {
+        let rest = Rest::new(&config.url, config.api_key.clone(), config.timeout)?;
+        let found = read_meta(&rest, &config.prefix)?;
+        let meta = match found {
+            Some(m) if m.model != *model => {
+                return Err(StoreError::ServerModelMismatch {
+                    url: rest.url().to_string(),
+                    prefix: config.prefix.clone(),
+                    stored: m.model.name,
+                    stored_dim: m.model.dim,
+                    requested: model.name.clone(),
+                    requested_dim: model.dim,
+                });
+            }
+            Some(m) => m,
+            None => {
+                let m = StoreMeta {
+                    format: FORMAT,
+                    model: model.clone(),
+                    lang: lang.to_string(),
+                    created: crate::meta::now_rfc3339(),
+                    last_import: None,
+                    last_import_seconds: None,
+                    import_started: None,
+                };
+                create_collections(&rest, config, &m)?;
+                m
+            }
+        };
+        Self::open_with(rest, config, meta)
+    }
+
+    /// Opens an existing index whatever its model (for `status` and `check`).
+    pub fn open_existing(config: &ServerConfig) -> Result<Self, StoreError> {
+        let rest = Rest::new(&config.url, config.api_key.clone(), config.timeout)?;
+        let meta = read_meta(&rest, &config.prefix)?.ok_or_else(|| StoreError::Server {
+            url: rest.url().to_string(),
+            message: format!(
+                "no mindnet index here (no collection `{}_{NOTES}`); run `mindnet import <VAULT> --qdrant-url {}` first",
+                config.prefix,
+                rest.url()
+            ),
+        })?;
+        Self::open_with(rest, config, meta)
+    }
+
+    fn open_with(rest: Rest, config: &ServerConfig, meta: StoreMeta) -> Result<Self, StoreError> {
+        let bm25 = EdgeBm25::new(EdgeBm25Config {
+            language: Some(meta.lang.clone()),
+            ..EdgeBm25Config::default()
+        })
+        .map_err(|e| StoreError::Qdrant(format!("BM25 for language `{}`: {e}", meta.lang)))?;
+        let cols = Collections {
+            rest,
+            prefix: config.prefix.clone(),
+        };
+        let generation = cols.generation()?;
+        Ok(ServerStore {
+            cols,
+            meta,
+            bm25,
+            catalog: OnceLock::new(),
+            building: Mutex::new(()),
+            edge_cache: EdgeCache::default(),
+            lease: Mutex::new(None),
+            seen: AtomicU64::new(generation),
+        })
+    }
+
+    /// The metadata of the index on the server, without opening it.
+    pub fn stored_meta(config: &ServerConfig) -> Result<Option<StoreMeta>, StoreError> {
+        let rest = Rest::new(&config.url, config.api_key.clone(), config.timeout)?;
+        read_meta(&rest, &config.prefix)
+    }
+
+    /// The server's address.
+    pub fn url(&self) -> &str {
+        self.cols.rest.url()
+    }
+
+    fn edges_where(&self, filter: Value) -> Result<Vec<Edge>, StoreError> {
+        payload::sorted_edges(self.cols.scroll(EDGES, Some(filter), json!(true))?)
+    }
+
+    fn query(
+        &self,
+        mut body: Value,
+        filter: &ChunkFilter,
+        limit: usize,
+    ) -> Result<Vec<ChunkHit>, StoreError> {
+        body["limit"] = json!(limit);
+        body["with_payload"] = json!(["chunk_id", "note_id"]);
+        if let Some(f) = filter.spelled::<ServerFilters>() {
+            body["filter"] = f;
+        }
+        Ok(hits(&self.cols.post(CHUNKS, "/points/query", body)?))
+    }
+}
