@@ -14,6 +14,10 @@
 //! `GUARD` on either metric is reported and never written, and a trial in
 //! which the graph scores below the same weights without it on any set
 //! (beyond `GUARD`) is penalised ("the graph never hurts").
+//!
+//! Here: the parameters, the reports and the run. `data.rs` gathers the
+//! material, `search.rs` evaluates and ascends, `yaml.rs` writes the
+//! proposal. The submodules take this file's imports through `use super::*`.
 
 use crate::api::SyncRequest;
 use crate::eval::{EvalRequest, Question, note_name, read_questions};
@@ -25,6 +29,14 @@ use mindnet_retrieve::{Pool, Query, RetrieverConfig, ranked_notes, score};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+
+mod data;
+mod search;
+mod yaml;
+
+use data::*;
+use search::*;
+use yaml::*;
 
 /// A change that lowers one set's recall@5 or MRR by more than this is refused.
 pub const GUARD: f64 = 0.01;
@@ -226,265 +238,6 @@ fn name(p: &Param) -> String {
     }
 }
 
-/// The scores per set of the items that pass `keep`.
-fn evaluate(
-    items: &[Item],
-    sets: usize,
-    cfg: &RetrieverConfig,
-    graph: bool,
-    keep: &(dyn Fn(&Item) -> bool + Sync),
-) -> Vec<SetScore> {
-    let score_of = |it: &Item| -> Scores {
-        let scored = score::score(&it.pool, cfg, &it.intent, graph);
-        eval::score(&ranked_notes(&it.pool, &scored), &it.gold)
-    };
-    // Two halves on two threads: the machines mindnet runs on have cores.
-    let picked: Vec<&Item> = items.iter().filter(|it| keep(it)).collect();
-    let half = picked.len().div_ceil(2);
-    let results: Vec<(usize, Scores)> = std::thread::scope(|s| {
-        let parts: Vec<_> = picked
-            .chunks(half.max(1))
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|it| (it.set, score_of(it)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        parts
-            .into_iter()
-            // A panic in scoring is a bug: raise it, never drop the half.
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
-    let mut sums = vec![(0usize, SetScore::default()); sets];
-    for (set, s) in results {
-        let e = &mut sums[set];
-        e.0 += 1;
-        e.1.recall_5 += s.recall_5;
-        e.1.mrr += s.mrr;
-    }
-    sums.into_iter()
-        .map(|(n, s)| {
-            let n = n.max(1) as f64;
-            SetScore {
-                recall_5: s.recall_5 / n,
-                mrr: s.mrr / n,
-            }
-        })
-        .collect()
-}
-
-fn objective(scores: &[SetScore]) -> f64 {
-    scores.iter().map(SetScore::objective).sum::<f64>() / scores.len().max(1) as f64
-}
-
-/// How far the graph falls behind the same weights without it, summed over
-/// the sets and both metrics, beyond `GUARD` ("the graph never hurts").
-fn graph_deficit(with: &[SetScore], without: &[SetScore]) -> f64 {
-    with.iter()
-        .zip(without)
-        .map(|(g, n)| (n.recall_5 - GUARD - g.recall_5).max(0.0) + (n.mrr - GUARD - g.mrr).max(0.0))
-        .sum()
-}
-
-/// Grid steps between two values of a parameter (for the pull).
-fn steps(p: &Param, a: f64, b: f64) -> f64 {
-    let index = |v: f64| {
-        p.grid
-            .iter()
-            .enumerate()
-            .min_by(|x, y| (x.1 - v).abs().total_cmp(&(y.1 - v).abs()))
-            .map_or(0, |(i, _)| i) as f64
-    };
-    (index(a) - index(b)).abs()
-}
-
-/// Coordinate ascent from the current weights and from `RESTARTS` seeded
-/// random points of the grid (one start alone gets stuck where a weight
-/// only helps together with another, such as the edge weight and the lift
-/// limit); the best end wins, all pulled toward the current weights.
-fn ascend(
-    items: &[Item],
-    sets: usize,
-    current: &RetrieverConfig,
-    keep: &(dyn Fn(&Item) -> bool + Sync),
-    trials: &mut usize,
-) -> RetrieverConfig {
-    let mut rng = mindnet_core::rng::Rng::new(RESTART_SEED);
-    let mut starts = vec![current.clone()];
-    for _ in 0..RESTARTS {
-        let mut c = current.clone();
-        for p in PARAMS {
-            (p.set)(&mut c, *rng.pick(p.grid));
-        }
-        starts.push(c);
-    }
-    let mut best: Option<(f64, RetrieverConfig)> = None;
-    for start in &starts {
-        let (value, end) = ascend_from(items, sets, current, start, keep, trials);
-        if best.as_ref().is_none_or(|(v, _)| value > *v + 1e-12) {
-            best = Some((value, end));
-        }
-    }
-    best.map_or_else(|| current.clone(), |(_, c)| c)
-}
-
-/// Coordinate ascent from `from` on the items that pass `keep`, pulled
-/// toward `current`; the end and its objective.
-fn ascend_from(
-    items: &[Item],
-    sets: usize,
-    start: &RetrieverConfig,
-    from: &RetrieverConfig,
-    keep: &(dyn Fn(&Item) -> bool + Sync),
-    trials: &mut usize,
-) -> (f64, RetrieverConfig) {
-    let pulled = |c: &RetrieverConfig, trials: &mut usize| {
-        *trials += 1;
-        let penalty: f64 = PARAMS
-            .iter()
-            .map(|p| steps(p, (p.get)(c), (p.get)(start)))
-            .sum::<f64>()
-            * PULL;
-        let with = evaluate(items, sets, c, true, keep);
-        let without = evaluate(items, sets, c, false, keep);
-        objective(&with) - penalty - DEFICIT * graph_deficit(&with, &without)
-    };
-    let mut best = from.clone();
-    let mut best_value = pulled(&best, trials);
-    for _ in 0..MAX_ROUNDS {
-        let mut moved = false;
-        for p in PARAMS {
-            for &v in p.grid {
-                if (p.get)(&best) == v {
-                    continue;
-                }
-                let mut trial = best.clone();
-                (p.set)(&mut trial, v);
-                let value = pulled(&trial, trials);
-                if value > best_value + 1e-12 {
-                    best = trial;
-                    best_value = value;
-                    moved = true;
-                }
-            }
-        }
-        if !moved {
-            break;
-        }
-    }
-    (best_value, best)
-}
-
-/// The gold note ids of a question, by note name (file name without `.md`).
-fn gold_ids(names: &HashMap<String, Vec<String>>, gold: &[String]) -> Vec<String> {
-    gold.iter()
-        .flat_map(|g| names.get(g).cloned().unwrap_or_default())
-        .collect()
-}
-
-/// Embeds each question and gathers its pool.
-fn gather(
-    ws: &Workspace,
-    set: usize,
-    folds: usize,
-    questions: &[(String, Vec<String>)],
-    items: &mut Vec<Item>,
-) -> Result<(), AppError> {
-    for (i, (text, gold)) in questions.iter().enumerate() {
-        let vector = ws.embedder().embed_query(text)?;
-        let mut q = Query::new(text.clone());
-        q.group_by_note = true;
-        let intent = mindnet_retrieve::intent::detect(ws.engine(), text);
-        q.intent = Some(intent.clone());
-        let pool = ws.pool(&q, &vector)?;
-        items.push(Item {
-            set,
-            fold: i % folds,
-            intent,
-            pool,
-            gold: gold.clone(),
-        });
-    }
-    Ok(())
-}
-
-/// The index folder of a vault under `index_dir`: its name plus a digest of
-/// its full path (two sets of one vault share an index; two vaults named
-/// `vault` do not).
-fn index_name(vault: &Path) -> String {
-    let full = std::fs::canonicalize(vault).unwrap_or_else(|_| vault.to_path_buf());
-    let name = |p: &Path| {
-        p.file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default()
-    };
-    let mut base = name(&full);
-    if base == "vault"
-        && let Some(parent) = full.parent()
-    {
-        base = name(parent);
-    }
-    let digest = mindnet_core::ids::note_id_for_path(&full.to_string_lossy());
-    format!("{base}-{}", &digest[..8])
-}
-
-fn open_synced(settings: Settings, progress: &dyn Progress) -> Result<Workspace, AppError> {
-    let ws = Workspace::open(settings, OpenMode::CreateIfMissing)?;
-    ws.sync(&SyncRequest::default(), progress)?;
-    Ok(ws)
-}
-
-/// Note name → note ids, from the workspace's catalog.
-fn names_of(ws: &Workspace) -> Result<HashMap<String, Vec<String>>, AppError> {
-    let store = ws.read();
-    let mut names: HashMap<String, Vec<String>> = HashMap::new();
-    for n in mindnet_store::Store::catalog(&*store)?.iter() {
-        names
-            .entry(note_name(&n.path))
-            .or_default()
-            .push(n.note_id.clone());
-    }
-    Ok(names)
-}
-
-/// The rated searches of a vault's logs as questions: the notes rated
-/// `RELEVANT_RATING` or better are the gold (a rating of a chunk rates its
-/// note; the last rating of a note counts).
-fn feedback_questions(ws: &Workspace) -> Result<Vec<(String, Vec<String>)>, AppError> {
-    let logs = Logs::new(&ws.settings().data);
-    let searches = logs.searches()?;
-    let mut ratings: HashMap<&str, BTreeMap<String, u8>> = HashMap::new();
-    let feedback = logs.feedback()?;
-    for f in &feedback {
-        if f.node_id == mindnet_retrieve::log::GENERATED_ANSWER {
-            continue;
-        }
-        let note = mindnet_core::ids::note_of(&f.node_id).to_string();
-        ratings
-            .entry(f.query_id.as_str())
-            .or_default()
-            .insert(note, f.score);
-    }
-    let mut out = Vec::new();
-    for s in &searches {
-        let Some(r) = ratings.get(s.query_id.as_str()) else {
-            continue;
-        };
-        let gold: Vec<String> = r
-            .iter()
-            .filter(|(_, score)| **score >= RELEVANT_RATING)
-            .map(|(n, _)| n.clone())
-            .collect();
-        if !gold.is_empty() {
-            out.push((s.query_text.clone(), gold));
-        }
-    }
-    Ok(out)
-}
-
 /// Runs the tuning; `say` hears about the progress.
 pub fn tune(
     settings: &Settings,
@@ -676,73 +429,6 @@ fn refusal(sets: &[SetReport]) -> Option<String> {
 fn write_file(path: &Path, text: &str) -> Result<(), AppError> {
     std::fs::write(path, text)
         .map_err(|e| AppError::bad_request(format!("writing {}: {e}", path.display())))
-}
-
-/// The formatted value of a parameter in YAML.
-fn yaml_value(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e9 {
-        format!("{v:.1}")
-    } else {
-        format!("{}", (v * 1e6).round() / 1e6)
-    }
-}
-
-/// `text` with each tuned value replaced in place, comments and layout
-/// kept. A key missing from the text is appended to its section (or the
-/// end), so an older file gains the new weights.
-fn rewrite(text: &str, c: &RetrieverConfig) -> String {
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    for p in PARAMS {
-        let value = (p.get)(c);
-        let value = if p.key == "relevant" {
-            format!("{}", value as usize)
-        } else {
-            yaml_value(value)
-        };
-        let indent = if p.section.is_some() { "  " } else { "" };
-        let prefix = format!("{indent}{}:", p.key);
-        let mut section: Option<String> = None;
-        let mut found = false;
-        // The last line inside the parameter's section.
-        let mut last_in_section: Option<usize> = None;
-        for (i, line) in lines.iter_mut().enumerate() {
-            let top = !line.starts_with([' ', '#']) && !line.trim().is_empty();
-            if top {
-                section = line.strip_suffix(':').map(str::to_string);
-            }
-            let in_section = match p.section {
-                Some(s) => section.as_deref() == Some(s) && line.starts_with("  "),
-                None => top,
-            };
-            if in_section {
-                last_in_section = Some(i);
-            }
-            if in_section && line.starts_with(&prefix) {
-                let rest = &line[prefix.len()..];
-                let comment = rest.find('#').map(|at| {
-                    let pad = rest[..at].len().saturating_sub(value.len() + 1).max(1);
-                    format!("{}{}", " ".repeat(pad), &rest[at..])
-                });
-                *line = format!("{prefix} {value}{}", comment.unwrap_or_default());
-                found = true;
-                break;
-            }
-        }
-        if !found {
-            let new = format!("{prefix} {value}");
-            match (p.section, last_in_section) {
-                (Some(_), Some(at)) => lines.insert(at + 1, new),
-                (Some(s), None) => {
-                    lines.push(format!("{s}:"));
-                    lines.push(new);
-                }
-                (None, _) => lines.push(new),
-            }
-        }
-    }
-    let mut out = lines.join("\n");
-    out.push('\n');
-    out
 }
 
 #[cfg(test)]
