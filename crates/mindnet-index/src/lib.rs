@@ -9,6 +9,12 @@
 //!   edges replaced, no embedding;
 //! - `unchanged`: nothing is written;
 //! - `deleted`: its file is gone (only with `sync_deletes`).
+//!
+//! Here: the options, the report and `sync`. `digests.rs` decides what a
+//! note needs, `batch.rs` embeds a batch, `partial.rs` plans a sync of some
+//! files; `manifest.rs` answers an unchanged vault without opening the
+//! index, `smart.rs` proposes links. The submodules take this file's imports
+//! through `use super::*`.
 
 use mindnet_core::{Chunk, Edge, NoteBundle, Warning};
 use mindnet_embed::{EmbedError, Embedder};
@@ -27,6 +33,15 @@ pub mod manifest;
 pub mod smart;
 
 pub use smart::{LinkCandidate, LinkJudge, SimilarityJudge};
+
+mod batch;
+mod digests;
+mod partial;
+
+use batch::*;
+use digests::*;
+pub use digests::{chunks_digest, edges_digest};
+use partial::*;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SyncError {
@@ -166,63 +181,6 @@ impl Ready {
             })
             .collect()
     }
-}
-
-/// What a stored note is compared by: its chunks, and all that makes its
-/// edges.
-struct Digests {
-    chunks: String,
-    edges: String,
-}
-
-impl Digests {
-    fn of(b: &NoteBundle, config: &Config, judge: &dyn LinkJudge) -> Digests {
-        let mut edges = edges_digest(&b.edges);
-        // The names are the note's place in the entity graph: a change of
-        // them (new rules) rewrites the note without re-embedding it.
-        if !b.note.names.is_empty() {
-            edges = format!("{edges}+names:{}", digest(&b.note.names));
-        }
-        if !b.note.name_parts.is_empty() {
-            edges = format!("{edges}+parts:{}", digest(&b.note.name_parts));
-        }
-        // Who judges smart edges is part of a note's edges: another judge
-        // (an LLM configured) relinks those notes once.
-        if config
-            .registry
-            .config(&b.note.note_type)
-            .enable_smart_edge_allocation
-        {
-            edges = format!("{edges}+smart:{}:{}", judge.method(), judge.fingerprint());
-        }
-        Digests {
-            chunks: chunks_digest(&b.chunks),
-            edges,
-        }
-    }
-
-    fn action(&self, stored: Option<&NoteState>, hash: &str, opts: &SyncOptions) -> Action {
-        match stored {
-            None => Action::New,
-            Some(_) if opts.purge_before_upsert => Action::Changed,
-            Some(s) if s.hash != hash || s.chunks_digest != self.chunks => Action::Changed,
-            Some(s) if s.edges_digest != self.edges => Action::Relinked,
-            Some(_) => Action::Unchanged,
-        }
-    }
-}
-
-fn digest<T: Serialize>(value: &T) -> String {
-    let bytes = serde_json::to_vec(value).unwrap_or_default();
-    mindnet_core::ids::hex(&Sha256::digest(&bytes))
-}
-
-pub fn chunks_digest(chunks: &[Chunk]) -> String {
-    digest(&chunks)
-}
-
-pub fn edges_digest(edges: &[Edge]) -> String {
-    digest(&edges)
 }
 
 fn known_notes<'a>(states: impl IntoIterator<Item = &'a NoteState>) -> Vec<NoteEntry> {
@@ -537,232 +495,4 @@ pub fn sync<S: Store + ?Sized>(
         manifest::write(dir, config, &import, files, &report, planned_notes);
     }
     Ok(report)
-}
-
-/// The vectors of a batch's notes (`None` for a relinked note, whose chunks
-/// are kept), from one call of the embedder for all their windows: a batch
-/// of one-chunk notes keeps every core busy, where a call per note used one.
-/// When that call fails, the notes are embedded one by one, so a failure
-/// names the file at fault and the others still get their vectors.
-fn embed_batch(
-    embedder: &dyn Embedder,
-    batch: &[Pending],
-) -> Result<Vec<Option<Vec<Vec<f32>>>>, SyncError> {
-    fn wanted(p: &Pending) -> Option<&NoteBundle> {
-        p.embed.then_some(&p.bundle)
-    }
-    fn windows(b: &NoteBundle) -> Vec<&str> {
-        b.chunks.iter().map(|c| c.window.as_str()).collect()
-    }
-    let all: Vec<&str> = batch.iter().filter_map(wanted).flat_map(windows).collect();
-    if let Ok(vectors) = embedder.embed_passages(&all)
-        && vectors.len() == all.len()
-    {
-        let mut vectors = vectors.into_iter();
-        return Ok(batch
-            .iter()
-            .map(|p| wanted(p).map(|b| vectors.by_ref().take(b.chunks.len()).collect()))
-            .collect());
-    }
-    batch
-        .iter()
-        .map(|p| {
-            wanted(p)
-                .map(|b| {
-                    embedder
-                        .embed_passages(&windows(b))
-                        .map_err(|source| SyncError::Embed {
-                            path: b.note.path.clone(),
-                            source,
-                        })
-                })
-                .transpose()
-        })
-        .collect()
-}
-
-/// The vectors smart edges compare: a batch's own chunk vectors (embedded
-/// again only for a relinked note), and the linked notes' titles, each
-/// embedded once per sync.
-struct BatchVectors<'a> {
-    chunks: &'a [Chunk],
-    vectors: Option<&'a [Vec<f32>]>,
-    embedder: &'a dyn Embedder,
-    titles: &'a mut HashMap<String, Vec<f32>>,
-}
-
-impl smart::Vectors for BatchVectors<'_> {
-    fn chunk(&mut self, i: usize) -> Result<Vec<f32>, String> {
-        if let Some(v) = self.vectors.and_then(|v| v.get(i)) {
-            return Ok(v.clone());
-        }
-        let window = self.chunks.get(i).map_or("", |c| c.window.as_str());
-        let mut v = self
-            .embedder
-            .embed_passages(&[window])
-            .map_err(|e| e.to_string())?;
-        Ok(v.pop().unwrap_or_default())
-    }
-
-    fn title(&mut self, title: &str) -> Result<Vec<f32>, String> {
-        if let Some(v) = self.titles.get(title) {
-            return Ok(v.clone());
-        }
-        let v = self
-            .embedder
-            .embed_passages(&[title])
-            .map_err(|e| e.to_string())?
-            .pop()
-            .unwrap_or_default();
-        self.titles.insert(title.to_string(), v.clone());
-        Ok(v)
-    }
-}
-
-/// A plan of some files, and the vault paths it stands for.
-struct Partial<'c> {
-    planner: Planner<'c>,
-    scope: BTreeSet<String>,
-}
-
-/// Every name a link can use for a note: title, aliases, file name, path.
-fn names_of(title: &str, aliases: &[String], path: &str) -> Vec<String> {
-    let stem = path.trim_end_matches(".md");
-    let file = stem.rsplit('/').next().unwrap_or(stem);
-    std::iter::once(title)
-        .chain(aliases.iter().map(String::as_str))
-        .chain([stem, file])
-        .map(str::to_lowercase)
-        .collect()
-}
-
-/// The names another note's prose can mention a note by, lower case.
-fn mention_names(title: &str, aliases: &[String]) -> Vec<String> {
-    std::iter::once(title)
-        .chain(aliases.iter().map(String::as_str))
-        .map(str::to_lowercase)
-        .filter(|n| !n.trim().is_empty())
-        .collect()
-}
-
-/// Plans the listed files and the notes whose links their names (before or
-/// after the change) can resolve differently; the rest of the vault is
-/// known to the resolver from the store. `None`: a partial plan cannot
-/// decide this change (a note took the `id:` of a note outside the list).
-fn plan_partial<'c, S: Store + ?Sized>(
-    vault: &Path,
-    config: &'c Config,
-    import: &ImportOptions,
-    store: &RwLock<S>,
-    states: &[NoteState],
-    only: &BTreeSet<String>,
-) -> Result<Option<Partial<'c>>, SyncError> {
-    let plan_of = |scope: &BTreeSet<String>| -> Result<Planner<'c>, SyncError> {
-        let mut import = import.clone();
-        import.known_notes = known_notes(states.iter().filter(|s| !scope.contains(&s.path)));
-        import.only = Some(scope.clone());
-        Ok(Planner::new(vault, config, &import)?)
-    };
-    let first = plan_of(only)?;
-    // Names before (the store) and after (the plan) the change.
-    let mut names: HashSet<String> = HashSet::new();
-    let mut ids: HashSet<String> = HashSet::new();
-    for s in states.iter().filter(|s| only.contains(&s.path)) {
-        names.extend(names_of(&s.title, &s.aliases, &s.path));
-        ids.insert(s.note_id.clone());
-    }
-    for n in first.notes() {
-        names.extend(names_of(&n.title, &n.aliases, &n.path));
-        ids.insert(n.note_id.clone());
-    }
-    let by_id: HashMap<&str, &NoteState> = states.iter().map(|s| (s.note_id.as_str(), s)).collect();
-    for n in first.notes() {
-        if by_id
-            .get(n.note_id.as_str())
-            .is_some_and(|s| s.path != n.path && !only.contains(&s.path))
-        {
-            return Ok(None);
-        }
-    }
-    // Notes outside the list whose edges point at these notes, or at one of
-    // their names while unresolved. Content edges target a note id itself;
-    // only structure edges, which stay inside their note, target chunks.
-    let mut scope = only.clone();
-    {
-        let guard = read(store);
-        let mut targets: Vec<String> = ids.iter().cloned().collect();
-        targets.sort();
-        let pointing = guard.edges_into(&targets, &[])?.into_iter().chain(
-            guard
-                .unresolved_edges()?
-                .into_iter()
-                .filter(|e| names.contains(&e.target_id.to_lowercase())),
-        );
-        for e in pointing {
-            if let Some(owner) = by_id.get(e.note_id.as_str()) {
-                scope.insert(owner.path.clone());
-            }
-        }
-    }
-    // A name that is new (a new note, a new title or alias) makes mention
-    // edges in notes that write it, which no edge points at yet. Their raw
-    // text is searched: a hit inside code or a link only widens the scope,
-    // and a wider scope plans the same edges as a full import.
-    let mut before: HashSet<String> = HashSet::new();
-    for s in states.iter().filter(|s| only.contains(&s.path)) {
-        before.extend(mention_names(&s.title, &s.aliases));
-    }
-    let mut added: Vec<String> = first
-        .notes()
-        .flat_map(|n| mention_names(&n.title, &n.aliases))
-        .filter(|n| !before.contains(n))
-        .collect();
-    added.sort();
-    added.dedup();
-    if !added.is_empty() {
-        let writers: Vec<String> = states
-            .iter()
-            .filter(|s| !scope.contains(&s.path))
-            .filter(|s| {
-                std::fs::read(vault.join(&s.path)).is_ok_and(|text| {
-                    let text = String::from_utf8_lossy(&text).to_lowercase();
-                    added.iter().any(|n| text.contains(n.as_str()))
-                })
-            })
-            .map(|s| s.path.clone())
-            .collect();
-        scope.extend(writers);
-    }
-    if scope.len() == only.len() {
-        return Ok(Some(Partial {
-            planner: first,
-            scope,
-        }));
-    }
-    Ok(Some(Partial {
-        planner: plan_of(&scope)?,
-        scope,
-    }))
-}
-
-/// Of these stored notes, those the plan has no note for: the file is gone,
-/// or a status now excludes it. Notes whose file exists but could not be
-/// read are kept.
-fn deletions<'a>(
-    states: impl IntoIterator<Item = &'a NoteState>,
-    planner: &Planner<'_>,
-) -> Vec<String> {
-    let planned: HashSet<&str> = planner.notes().map(|n| n.note_id.as_str()).collect();
-    let unreadable: HashSet<&str> = planner
-        .plan
-        .skipped
-        .iter()
-        .filter(|s| !s.by_status)
-        .map(|s| s.path.as_str())
-        .collect();
-    states
-        .into_iter()
-        .filter(|s| !planned.contains(s.note_id.as_str()) && !unreadable.contains(s.path.as_str()))
-        .map(|s| s.note_id.clone())
-        .collect()
 }
