@@ -1,16 +1,18 @@
-//! Reading notes as their files hold them: one note (or one section of it)
-//! with its links named, and the notes whose files changed lately. Both
-//! read the vault, not the index, for the text: the file is the truth, the
-//! index may lag behind it by one sync.
+//! Reading notes: a note named as a person names it (`find_note`), a note
+//! as the index holds it (`note`), a note as its file holds it (one note or
+//! one section of it, with its links named), and the notes whose files
+//! changed lately. The last two read the vault, not the index, for the
+//! text: the file is the truth, the index may lag behind it by one sync.
 
 use crate::api::*;
 use crate::{AppError, Workspace};
 use mindnet_core::Edge;
 use mindnet_core::ids::note_of;
+use mindnet_core::lookup;
 use mindnet_core::time::{parse_rfc3339, rfc3339, unix_now};
 use mindnet_ingest::scan::{SourceFile, scan_vault};
 use mindnet_ingest::source::{content_hash, read_source};
-use mindnet_store::Catalog;
+use mindnet_store::{Catalog, NoteState, Store};
 use std::path::Path;
 
 pub const DEFAULT_PAGE: usize = 200;
@@ -20,6 +22,54 @@ pub const MAX_RECENT: usize = 500;
 const DEFAULT_WINDOW: &str = "7d";
 
 impl Workspace {
+    /// The note `key` names (`mindnet_core::lookup`: id, vault path, file
+    /// name, title or alias).
+    pub(crate) fn find_note(&self, store: &dyn Store, key: &str) -> Result<NoteState, AppError> {
+        let catalog = store.catalog()?;
+        if let Some(n) = catalog.get(key) {
+            return Ok(n.clone());
+        }
+        lookup::find_note(catalog.iter(), key, note_names)
+            .cloned()
+            .ok_or_else(|| {
+                AppError::not_found(format!(
+                    "no note `{key}` in the index (give {})",
+                    lookup::HOW_TO_NAME
+                ))
+            })
+    }
+
+    /// The note, its chunks and its edges in and out.
+    pub fn note(&self, key: &str) -> Result<NoteResponse, AppError> {
+        let store = self.read();
+        let state = self.find_note(&*store, key)?;
+        let id = &state.note_id;
+        let note = store
+            .note(id)?
+            .ok_or_else(|| AppError::not_found(format!("no note `{key}` in the index")))?;
+        let vocab = &self.config().vocab;
+        let edges_out: Vec<EdgeInfo> = store
+            .edges_of(id)?
+            .into_iter()
+            .filter(|e| !vocab.is_structural(&e.kind))
+            .map(Into::into)
+            .collect();
+        let edges_in: Vec<EdgeInfo> = store
+            .note_edges(id)?
+            .incoming
+            .iter()
+            .filter(|e| e.note_id != *id && !vocab.is_structural(&e.kind))
+            .cloned()
+            .map(Into::into)
+            .collect();
+        Ok(NoteResponse {
+            note: note.into(),
+            chunks: store.chunks_of(id)?.into_iter().map(Into::into).collect(),
+            edges_out,
+            edges_in,
+        })
+    }
+
     /// A note's file text (frontmatter included), or one section of it,
     /// with the links it makes and receives.
     pub fn read_note(&self, req: &ReadNoteRequest) -> Result<ReadNoteResponse, AppError> {
@@ -312,5 +362,15 @@ mod tests {
         let (_, r) = section(&parsed.headings, "c", text.len()).unwrap();
         assert_eq!(&text[r], "# C\n\nthree\n");
         assert!(section(&parsed.headings, "D", text.len()).is_none());
+    }
+}
+
+/// An indexed note's names, as `mindnet_core::lookup` reads them.
+pub(crate) fn note_names(n: &NoteState) -> lookup::NoteNames<'_> {
+    lookup::NoteNames {
+        id: &n.note_id,
+        path: &n.path,
+        title: &n.title,
+        aliases: &n.aliases,
     }
 }

@@ -15,14 +15,13 @@
 use crate::api::*;
 use crate::timestamp as now;
 use crate::{AppError, Settings, open};
-use mindnet_core::lookup;
 use mindnet_embed::Embedder;
 use mindnet_index::{Progress, SyncOptions};
 use mindnet_ingest::Config;
 use mindnet_retrieve::causal::DecisionEngine;
 use mindnet_retrieve::log::Logs;
 use mindnet_retrieve::{Filters, Query, Retriever, RetrieverConfig};
-use mindnet_store::{NoteState, Store, StoreMeta};
+use mindnet_store::{Store, StoreMeta};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLockReadGuard};
 use std::time::Instant;
@@ -498,64 +497,6 @@ impl Workspace {
             ],
             llm,
         }
-    }
-
-    /// The note `key` names (`mindnet_core::lookup`: id, vault path, file
-    /// name, title or alias).
-    pub(crate) fn find_note(&self, store: &dyn Store, key: &str) -> Result<NoteState, AppError> {
-        let catalog = store.catalog()?;
-        if let Some(n) = catalog.get(key) {
-            return Ok(n.clone());
-        }
-        lookup::find_note(catalog.iter(), key, note_names)
-            .cloned()
-            .ok_or_else(|| {
-                AppError::not_found(format!(
-                    "no note `{key}` in the index (give {})",
-                    lookup::HOW_TO_NAME
-                ))
-            })
-    }
-
-    /// The note, its chunks and its edges in and out.
-    pub fn note(&self, key: &str) -> Result<NoteResponse, AppError> {
-        let store = self.read();
-        let state = self.find_note(&*store, key)?;
-        let id = &state.note_id;
-        let note = store
-            .note(id)?
-            .ok_or_else(|| AppError::not_found(format!("no note `{key}` in the index")))?;
-        let vocab = &self.config.vocab;
-        let edges_out: Vec<EdgeInfo> = store
-            .edges_of(id)?
-            .into_iter()
-            .filter(|e| !vocab.is_structural(&e.kind))
-            .map(Into::into)
-            .collect();
-        let edges_in: Vec<EdgeInfo> = store
-            .note_edges(id)?
-            .incoming
-            .iter()
-            .filter(|e| e.note_id != *id && !vocab.is_structural(&e.kind))
-            .cloned()
-            .map(Into::into)
-            .collect();
-        Ok(NoteResponse {
-            note: note.into(),
-            chunks: store.chunks_of(id)?.into_iter().map(Into::into).collect(),
-            edges_out,
-            edges_in,
-        })
-    }
-}
-
-/// An indexed note's names, as `mindnet_core::lookup` reads them.
-pub(crate) fn note_names(n: &NoteState) -> lookup::NoteNames<'_> {
-    lookup::NoteNames {
-        id: &n.note_id,
-        path: &n.path,
-        title: &n.title,
-        aliases: &n.aliases,
     }
 }
 

@@ -21,6 +21,10 @@ use mindnet_core::ids::note_of;
 use serde::{Deserialize, Serialize};
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
+mod evidence;
+
+use evidence::evidence_sentence;
+
 /// A note on a path.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PathNote {
@@ -572,31 +576,5 @@ impl Retriever<'_> {
             }
         }
         Ok(())
-    }
-}
-
-/// The line of `text` that links to one of `titles` (else the first line
-/// with a link), without Markdown link brackets.
-fn evidence_sentence(text: &str, titles: &[&str]) -> String {
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    let pick = lines
-        .iter()
-        .find(|l| l.contains("[[") && titles.iter().any(|t| l.contains(t)))
-        .or_else(|| lines.iter().find(|l| l.contains("[[")))
-        .or_else(|| lines.iter().find(|l| !l.starts_with('#')))
-        .copied()
-        .unwrap_or_default();
-    let plain = pick
-        .replace("[[", "")
-        .replace("]]", "")
-        .trim_start_matches(['>', '-', ' '])
-        .to_string();
-    match plain.char_indices().nth(240) {
-        Some((i, _)) => format!("{}…", &plain[..i]),
-        None => plain,
     }
 }

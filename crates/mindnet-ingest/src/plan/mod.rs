@@ -1,6 +1,11 @@
 //! The import plan: the whole vault as `NoteBundle`s, in path order, plus
 //! everything that was skipped or repaired on the way. Building it touches
 //! no store; `mindnet import --dry-run` prints it.
+//!
+//! Here: the options, the plan and the passes every note goes through.
+//! `planner.rs` is the import's two-pass form of the same, `note.rs` builds
+//! a note and its chunks. The submodules take this file's imports through
+//! `use super::*`.
 
 use crate::IngestError;
 use crate::chunk::{ChunkDraft, chunk_note};
@@ -17,6 +22,12 @@ use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
+
+mod note;
+mod planner;
+
+use note::*;
+pub use planner::{Planned, Planner};
 
 /// The configuration files an import runs with.
 #[derive(Debug, Clone)]
@@ -432,213 +443,4 @@ pub fn plan_sources(
     plan.warnings.dedup();
     plan.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     plan
-}
-
-/// A vault planned in two passes, so that a large one is never in memory
-/// whole: `new` reads every note once and keeps its identity (id, title,
-/// names: what links resolve against) but not its text; `bundles` reads a
-/// few notes again and plans their chunks and edges. A note planned so is
-/// the note `plan_vault` plans, byte for byte, unless its file changed in
-/// between (then it is planned as it reads now; the file's new time
-/// stamp sends the next import to it again).
-pub struct Planner<'c> {
-    config: &'c Config,
-    max_note_bytes: u64,
-    /// In path order: each note's file and its note without its text.
-    notes: Vec<(SourceFile, Note)>,
-    names: Names,
-    /// Files that are not indexed, and the warnings of reading them
-    /// (`bundles` gives the warnings of planning a note).
-    pub plan: ImportPlan,
-}
-
-/// One note of `Planner::bundles`.
-pub enum Planned {
-    Bundle {
-        bundle: Box<NoteBundle>,
-        warnings: Vec<Warning>,
-    },
-    /// Its file can no longer be read.
-    Unreadable(Warning),
-}
-
-impl<'c> Planner<'c> {
-    pub fn new(
-        root: &Path,
-        config: &'c Config,
-        opts: &ImportOptions,
-    ) -> Result<Planner<'c>, IngestError> {
-        let mut plan = ImportPlan::default();
-        let mut files = vault_files(root, opts, &mut plan)?;
-        files.sort();
-        let t = Instant::now();
-        let read: Vec<Result<Candidate<SourceFile>, Warning>> = files
-            .par_iter()
-            .map(|f| {
-                let c = candidate(read_source(f, opts.max_note_bytes)?, config, opts);
-                Ok(Candidate {
-                    held: c.held.0.file,
-                    note: Note {
-                        fulltext: String::new(),
-                        ..c.note
-                    },
-                    claimed_at: c.claimed_at,
-                    warnings: c.warnings,
-                })
-            })
-            .collect();
-        plan.timings.parse = t.elapsed();
-        let candidates = readable(read, &mut plan);
-        let notes = settle(candidates, &mut plan);
-        let names = Names::new(notes.iter().map(|(_, n)| n), config, opts, &plan);
-        plan.warnings.sort();
-        plan.warnings.dedup();
-        plan.skipped.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(Planner {
-            config,
-            max_note_bytes: opts.max_note_bytes,
-            notes,
-            names,
-            plan,
-        })
-    }
-
-    /// The notes to plan, in path order, without their text, names and
-    /// name parts (those come with `bundles`).
-    pub fn notes(&self) -> impl ExactSizeIterator<Item = &Note> {
-        self.notes.iter().map(|(_, n)| n)
-    }
-
-    /// The bundles of the notes at these places of `notes()`, in parallel.
-    pub fn bundles(&self, which: &[usize]) -> Vec<Planned> {
-        which
-            .par_iter()
-            .filter_map(|&i| self.notes.get(i))
-            .map(|(file, note)| {
-                let source = match read_source(file, self.max_note_bytes) {
-                    Ok(s) => s,
-                    Err(w) => return Planned::Unreadable(w),
-                };
-                let note = Note {
-                    hash: content_hash(&source.text),
-                    fulltext: source.text.clone(),
-                    ..note.clone()
-                };
-                let parsed = parse(&source.text);
-                let p = Prepared {
-                    source,
-                    parsed,
-                    note,
-                };
-                let drafts = draft(&p, self.config);
-                let (bundle, warnings) = derive_note(p, &drafts, &self.names, self.config);
-                Planned::Bundle {
-                    bundle: Box::new(bundle),
-                    warnings,
-                }
-            })
-            .collect()
-    }
-}
-
-/// The note of a parsed source, with the id it claims (`id:`, whose line
-/// is returned) or its path's id.
-fn build_note(
-    source: &SourceText,
-    parsed: &ParsedNote,
-    config: &Config,
-    opts: &ImportOptions,
-    warnings: &mut Vec<Warning>,
-) -> (Note, Option<usize>) {
-    let fm = &parsed.frontmatter;
-    let path = source.file.rel_path.clone();
-    let mut warn = |line: usize, msg: String| warnings.push(Warning::new(&path, line, msg));
-
-    let (note_id, claimed_at) = match &fm.id {
-        Some(id) => (id.clone(), Some(fm.line_of("id"))),
-        None => (note_id_for_path(&path), None),
-    };
-
-    let title = note_title(fm.title.as_deref(), &path);
-
-    let (note_type, _) = config.registry.resolve_type(fm.note_type.as_deref(), &path);
-    if !config.registry.is_known(&note_type) {
-        warn(
-            fm.line_of("type"),
-            format!(
-                "unknown type `{note_type}`; it gets the settings of `{}`",
-                config.registry.default_type
-            ),
-        );
-    }
-    let type_config = config.registry.config(&note_type);
-
-    let status = match fm.status.as_deref() {
-        None => Status::Active,
-        Some(s) => Status::parse(s).unwrap_or_else(|| {
-            let known: Vec<_> = Status::ALL.iter().map(|s| s.as_str()).collect();
-            warn(
-                fm.line_of("status"),
-                format!(
-                    "unknown status `{s}` (known: {}); treated as draft",
-                    known.join(", ")
-                ),
-            );
-            Status::Draft
-        }),
-    };
-
-    let mut tags = fm.tags.clone();
-    tags.extend(parsed.tags.iter().cloned());
-    tags.sort();
-    tags.dedup();
-
-    let note = Note {
-        note_id,
-        title,
-        note_type,
-        status,
-        tags,
-        aliases: fm.aliases.clone(),
-        created: fm.created.clone(),
-        updated: fm.updated.clone(),
-        lang: fm.lang.clone().unwrap_or_else(|| opts.lang.clone()),
-        retriever_weight: type_config.retriever_weight,
-        chunk_profile: type_config.chunk_profile.clone(),
-        edge_defaults: type_config.edge_defaults.clone(),
-        path: source.file.rel_path.clone(),
-        hash: content_hash(&source.text),
-        fulltext: source.text.clone(),
-        names: Vec::new(),
-        name_parts: Vec::new(),
-    };
-    (note, claimed_at)
-}
-
-fn chunks_of(note: &Note, drafts: &[ChunkDraft]) -> Vec<Chunk> {
-    let ids: Vec<String> = (1..=drafts.len())
-        .map(|ord| chunk_id(&note.note_id, ord))
-        .collect();
-    drafts
-        .iter()
-        .enumerate()
-        .map(|(i, d)| Chunk {
-            chunk_id: ids[i].clone(),
-            note_id: note.note_id.clone(),
-            ord: i + 1,
-            note_type: note.note_type.clone(),
-            text: d.text.clone(),
-            window: d.window.clone(),
-            section: d.section.clone(),
-            retriever_weight: note.retriever_weight,
-            chunk_profile: note.chunk_profile.clone(),
-            neighbors_prev: i
-                .checked_sub(1)
-                .map(|p| ids[p].clone())
-                .into_iter()
-                .collect(),
-            neighbors_next: ids.get(i + 1).cloned().into_iter().collect(),
-            status: note.status,
-        })
-        .collect()
 }
