@@ -311,7 +311,7 @@ impl Workspace {
                 let kind = derived
                     .clone()
                     .or_else(|| typical.first().cloned())
-                    .unwrap_or_else(|| "related_to".to_string());
+                    .unwrap_or_else(|| self.config().vocab.fallback_kind().to_string());
                 let link = if derived.is_some() {
                     format!("[[{}]]", n.title)
                 } else {

@@ -106,6 +106,7 @@ pub fn existing_store(settings: &Settings) -> Result<SharedStore, AppError> {
 /// The integrity check of the index (`mindnet check`).
 pub fn check(settings: &Settings) -> Result<mindnet_store::CheckReport, AppError> {
     let store = existing_store(settings)?;
+    let vocab = settings.load_config()?.vocab;
     let guard = store.read().unwrap_or_else(|e| e.into_inner());
-    Ok(mindnet_store::check(&*guard)?)
+    Ok(mindnet_store::check(&*guard, vocab.structure())?)
 }

@@ -9,15 +9,16 @@ use std::path::Path;
 /// The built-in vocabulary, `config/edge_vocabulary.yaml` at build time.
 pub const DEFAULT_YAML: &str = include_str!("../../../config/edge_vocabulary.yaml");
 
-/// The kind every unknown or forbidden kind falls back to.
-pub const FALLBACK_KIND: &str = "related_to";
-
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct VocabularyFile {
     #[allow(dead_code)]
     version: u32,
     kinds: BTreeMap<String, KindInfo>,
+    /// The kind unknown kinds are kept as. Missing in files written before
+    /// it: the built-in one.
+    #[serde(default)]
+    fallback: Option<String>,
     /// Missing in files written before it: the built-in rules.
     #[serde(default)]
     names: Option<NameRules>,
@@ -93,6 +94,29 @@ pub struct KindInfo {
     /// the provenance firewall (IMP-7) rewrites them from any other source.
     #[serde(default)]
     pub structural: bool,
+    /// Which of the chunker's edges a structural kind is.
+    #[serde(default)]
+    pub structure: Option<StructureRole>,
+}
+
+/// The edges the chunker writes itself, by what they join.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StructureRole {
+    /// A chunk to its note.
+    Owner,
+    /// A chunk to the one after it.
+    Next,
+    /// A chunk to the one before it.
+    Previous,
+}
+
+/// The kinds of the chunker's edges, as the vocabulary names them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructureKinds {
+    pub owner: String,
+    pub next: String,
+    pub previous: String,
 }
 
 /// Which end of a causal edge `A kind B` is the cause.
@@ -123,17 +147,8 @@ pub enum Canonical<'a> {
     Known(&'a str),
     /// An alias; the canonical kind it stands for.
     Alias(&'a str),
-    /// Not in the vocabulary; kept as `related_to` and reported.
+    /// Not in the vocabulary; kept as the fallback kind and reported.
     Unknown,
-}
-
-impl<'a> Canonical<'a> {
-    pub fn kind(&self) -> &'a str {
-        match self {
-            Canonical::Known(k) | Canonical::Alias(k) => k,
-            Canonical::Unknown => FALLBACK_KIND,
-        }
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -142,6 +157,8 @@ pub struct EdgeVocabulary {
     /// Normalised spelling (canonical or alias) → canonical kind.
     lookup: HashMap<String, String>,
     names: NameRules,
+    fallback: String,
+    structure: StructureKinds,
     /// The YAML it was read from: what it means is fixed by its text.
     source: String,
 }
@@ -233,14 +250,28 @@ impl EdgeVocabulary {
                 ));
             }
         }
-        if !file.kinds.contains_key(FALLBACK_KIND) {
-            return Err(yaml::invalid(
-                path,
-                text,
-                &["kinds"],
-                format!("the vocabulary must define `{FALLBACK_KIND}`, the fallback kind"),
-            ));
+        let builtin = || (text != DEFAULT_YAML).then(Self::builtin);
+        let fallback = match file.fallback.clone() {
+            Some(f) => f,
+            None => match builtin() {
+                Some(b) => b.fallback,
+                None => return Err(yaml::invalid(path, text, &["fallback"], "missing")),
+            },
+        };
+        match file.kinds.get(&fallback) {
+            Some(k) if !k.structural => {}
+            _ => {
+                return Err(yaml::invalid(
+                    path,
+                    text,
+                    &["fallback"],
+                    format!(
+                        "`{fallback}` must be a kind of this vocabulary, and not a structural one"
+                    ),
+                ));
+            }
         }
+        let structure = structure_kinds(path, text, &file.kinds, builtin)?;
         let names = match file.names {
             Some(n) => {
                 if !file.kinds.contains_key(&n.mention_kind) {
@@ -270,8 +301,28 @@ impl EdgeVocabulary {
             kinds: file.kinds,
             lookup,
             names,
+            fallback,
+            structure,
             source: text.to_string(),
         })
+    }
+
+    /// The kind an unknown, missing or reserved kind is kept as.
+    pub fn fallback_kind(&self) -> &str {
+        &self.fallback
+    }
+
+    /// The kinds of the chunker's own edges.
+    pub fn structure(&self) -> &StructureKinds {
+        &self.structure
+    }
+
+    /// The canonical kind of what an author wrote, or the fallback kind.
+    pub fn kind_of(&self, raw: &str) -> &str {
+        match self.canonicalize(raw) {
+            Canonical::Known(k) | Canonical::Alias(k) => k,
+            Canonical::Unknown => &self.fallback,
+        }
     }
 
     /// How names and mentions are read from prose.
@@ -380,6 +431,67 @@ impl EdgeVocabulary {
     }
 }
 
+/// Each structural role's kind: one kind per role, each structural. A file
+/// written before roles existed takes the built-in kinds, which it must
+/// define as structural.
+fn structure_kinds(
+    path: &Path,
+    text: &str,
+    kinds: &BTreeMap<String, KindInfo>,
+    builtin: impl Fn() -> Option<EdgeVocabulary>,
+) -> Result<StructureKinds, ConfigError> {
+    let mut found: [Option<&String>; 3] = [None; 3];
+    for (name, info) in kinds {
+        let Some(role) = info.structure else { continue };
+        if !info.structural {
+            return Err(yaml::invalid(
+                path,
+                text,
+                &["kinds", name, "structure"],
+                "`structure` is for structural kinds only (add `structural: true`)",
+            ));
+        }
+        let slot = &mut found[role as usize];
+        if let Some(other) = slot {
+            return Err(yaml::invalid(
+                path,
+                text,
+                &["kinds", name, "structure"],
+                format!("`{other}` already has this role"),
+            ));
+        }
+        *slot = Some(name);
+    }
+    let incomplete = || {
+        yaml::invalid(
+            path,
+            text,
+            &["kinds"],
+            "give one structural kind each the `structure` owner, next and previous",
+        )
+    };
+    let structure = match found {
+        [Some(owner), Some(next), Some(previous)] => StructureKinds {
+            owner: owner.clone(),
+            next: next.clone(),
+            previous: previous.clone(),
+        },
+        [None, None, None] => builtin().ok_or_else(incomplete)?.structure,
+        _ => return Err(incomplete()),
+    };
+    for kind in [&structure.owner, &structure.next, &structure.previous] {
+        if !kinds.get(kind).is_some_and(|k| k.structural) {
+            return Err(yaml::invalid(
+                path,
+                text,
+                &["kinds", kind],
+                "must be defined, with `structural: true` (the chunker writes it)",
+            ));
+        }
+    }
+    Ok(structure)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -416,6 +528,35 @@ mod tests {
     }
 
     #[test]
+    fn the_fallback_and_the_structure_kinds_come_from_the_file() {
+        let v = EdgeVocabulary::builtin();
+        assert_eq!(v.fallback_kind(), "related_to");
+        assert_eq!(v.kind_of("frobnicates"), "related_to");
+        let s = v.structure();
+        assert_eq!(
+            [s.owner.as_str(), s.next.as_str(), s.previous.as_str()],
+            ["belongs_to", "next", "prev"]
+        );
+        let read = |text: &str| EdgeVocabulary::from_yaml(Path::new("v.yaml"), text);
+        // Another fallback, named in the file.
+        let other =
+            read(&DEFAULT_YAML.replace("fallback: related_to", "fallback: similar_to")).unwrap();
+        assert_eq!(other.kind_of("frobnicates"), "similar_to");
+        // A file written before both keys takes the built-in ones.
+        let old = DEFAULT_YAML
+            .replace("fallback: related_to\n", "")
+            .replace("    structure: owner\n", "")
+            .replace("    structure: next\n", "")
+            .replace("    structure: previous\n", "");
+        assert_eq!(read(&old).unwrap().structure(), s);
+        // A structural fallback, or a role given twice, is refused.
+        let e = read(&DEFAULT_YAML.replace("fallback: related_to", "fallback: next")).unwrap_err();
+        assert!(e.to_string().contains("fallback"), "{e}");
+        let e = read(&DEFAULT_YAML.replace("structure: previous", "structure: next")).unwrap_err();
+        assert!(e.to_string().contains("already has this role"), "{e}");
+    }
+
+    #[test]
     fn builtin_vocabulary_covers_the_spec() {
         let v = EdgeVocabulary::builtin();
         for (alias, kind) in [
@@ -442,7 +583,7 @@ mod tests {
         }
         assert_eq!(v.canonicalize("caused_by"), Canonical::Known("caused_by"));
         assert_eq!(v.canonicalize("frobnicates"), Canonical::Unknown);
-        assert_eq!(v.canonicalize("frobnicates").kind(), "related_to");
+        assert_eq!(v.kind_of("frobnicates"), "related_to");
         for (a, b) in [
             ("caused_by", "resulted_in"),
             ("derived_from", "source_of"),

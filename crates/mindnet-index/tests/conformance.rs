@@ -137,7 +137,11 @@ fn interrupted_import<S: Store>(v: &Path, open: impl Fn() -> S) {
         &AfterOneBatch(Default::default()),
     );
     assert!(cut.is_err(), "the sync was to stop after one batch");
-    let report = mindnet_store::check(&*store.read().unwrap()).unwrap();
+    let report = mindnet_store::check(
+        &*store.read().unwrap(),
+        EdgeVocabulary::builtin().structure(),
+    )
+    .unwrap();
     assert!(report.is_ok(), "{:?}", report.problems);
     assert!(report.unfinished_import.is_some());
     assert!(report.pending >= 1, "{report:?}");
@@ -148,7 +152,11 @@ fn interrupted_import<S: Store>(v: &Path, open: impl Fn() -> S) {
         "the mark is durable"
     );
     sync(v, &store, false);
-    let report = mindnet_store::check(&*store.read().unwrap()).unwrap();
+    let report = mindnet_store::check(
+        &*store.read().unwrap(),
+        EdgeVocabulary::builtin().structure(),
+    )
+    .unwrap();
     assert!(report.is_ok(), "{:?}", report.problems);
     assert_eq!((report.unfinished_import, report.pending), (None, 0));
 }
@@ -326,7 +334,7 @@ fn conformance<S: Store>(dir: &Path, open: impl Fn() -> S) {
     let counts = s.counts().unwrap();
     assert_eq!(counts.notes, 3);
     assert!(counts.unresolved >= 3, "{counts:?}");
-    let report = mindnet_store::check(&*s).unwrap();
+    let report = mindnet_store::check(&*s, EdgeVocabulary::builtin().structure()).unwrap();
     assert!(report.is_ok(), "{:?}", report.problems);
     assert!(
         s.search_dense(&vector(q), &all, 10)
@@ -462,6 +470,6 @@ fn one_writer_at_a_time_on_a_server_index() {
 }
 
 fn assert_clean(store: &dyn Store) {
-    let report = mindnet_store::check(store).unwrap();
+    let report = mindnet_store::check(store, EdgeVocabulary::builtin().structure()).unwrap();
     assert!(report.is_ok(), "{:#?}", report.problems);
 }

@@ -7,7 +7,7 @@ use crate::mentions::Mention;
 use crate::parse::Link;
 use crate::resolve::{Resolution, Resolver};
 use mindnet_core::ids::{edge_key, point_id};
-use mindnet_core::vocab::{Canonical, FALLBACK_KIND};
+use mindnet_core::vocab::Canonical;
 use mindnet_core::{Edge, EdgeVocabulary, Provenance, TypeRegistry, Warning};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -141,11 +141,18 @@ impl Deriver<'_> {
                     warn(
                         &mut out,
                         link.line,
-                        format!("edge callout line without a kind; `{FALLBACK_KIND}` used"),
+                        format!(
+                            "edge callout line without a kind; `{}` used",
+                            self.vocab.fallback_kind()
+                        ),
                     );
                 }
                 (
-                    Some(link.callout_kind.as_deref().unwrap_or(FALLBACK_KIND)),
+                    Some(
+                        link.callout_kind
+                            .as_deref()
+                            .unwrap_or(self.vocab.fallback_kind()),
+                    ),
                     Source::Callout,
                     "callout:edge",
                     CONF_CALLOUT,
@@ -256,12 +263,13 @@ impl Deriver<'_> {
                     source: Source::Structure,
                 });
             };
-            structure(note.note_id, "belongs_to");
+            let kinds = self.vocab.structure();
+            structure(note.note_id, &kinds.owner);
             if let Some(next) = note.chunks.get(i + 1) {
-                structure(&next.chunk_id, "next");
+                structure(&next.chunk_id, &kinds.next);
             }
             if i > 0 {
-                structure(&note.chunks[i - 1].chunk_id, "prev");
+                structure(&note.chunks[i - 1].chunk_id, &kinds.previous);
             }
         }
 
@@ -278,24 +286,27 @@ impl Deriver<'_> {
         line: usize,
         warnings: &mut Vec<Warning>,
     ) -> String {
+        let fallback = self.vocab.fallback_kind();
         match self.vocab.canonicalize(raw) {
             Canonical::Known(k) | Canonical::Alias(k) if self.vocab.is_structural(k) => {
                 warnings.push(Warning::new(
                     path,
                     line,
-                    format!("edge kind `{raw}` is reserved for structure edges; kept as `{FALLBACK_KIND}`"),
+                    format!(
+                        "edge kind `{raw}` is reserved for structure edges; kept as `{fallback}`"
+                    ),
                 ));
-                FALLBACK_KIND.to_string()
+                fallback.to_string()
             }
             Canonical::Unknown => {
                 warnings.push(Warning::new(
                     path,
                     line,
-                    format!("unknown edge kind `{raw}`; kept as `{FALLBACK_KIND}`"),
+                    format!("unknown edge kind `{raw}`; kept as `{fallback}`"),
                 ));
-                FALLBACK_KIND.to_string()
+                fallback.to_string()
             }
-            c => c.kind().to_string(),
+            Canonical::Known(k) | Canonical::Alias(k) => k.to_string(),
         }
     }
 }

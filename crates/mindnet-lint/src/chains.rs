@@ -27,7 +27,7 @@ pub(crate) fn causal_links<'a>(v: &'a Vault<'_>, links: &'a [LinkRef<'a>]) -> Ve
         if target == l.note {
             continue;
         }
-        let kind = vocab.canonicalize(raw).kind();
+        let kind = vocab.kind_of(raw);
         if let Some(step) = Step::of(vocab, l.note, target, kind) {
             causal.push(Causal {
                 step,

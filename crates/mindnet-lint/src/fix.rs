@@ -181,7 +181,7 @@ pub fn plan_fixes(
         let mut written: Vec<(usize, usize, String)> = Vec::new();
         for l in &links {
             if let (Some(raw), Some(t)) = (written_kind(l), l.target) {
-                written.push((l.note, t, vocab.canonicalize(raw).kind().to_string()));
+                written.push((l.note, t, vocab.kind_of(raw).to_string()));
             }
         }
         for c in &causal {

@@ -2,13 +2,14 @@
 //! boosts (RET-3). Built into the binary; a file can replace it.
 
 use mindnet_core::{ConfigError, Status, yaml};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
 pub const DEFAULT_YAML: &str = include_str!("../../../config/retriever.yaml");
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RetrieverConfig {
     pub version: u32,
@@ -25,9 +26,29 @@ pub struct RetrieverConfig {
     pub hop: Hop,
     /// Intent → kind → factor.
     pub intent_boosts: BTreeMap<String, BTreeMap<String, f64>>,
+    /// What `mindnet tune` may change, in the order it tries; files written
+    /// before it have none (the tuner then takes the built-in list).
+    #[serde(default)]
+    pub tune: Vec<Tunable>,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+/// A number of the configuration, and whether it is a count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Number {
+    pub value: f64,
+    pub integer: bool,
+}
+
+/// One number `mindnet tune` may change: its path in this file
+/// (`weights.edge`) and the values it tries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tunable {
+    pub path: String,
+    pub grid: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Weights {
     pub semantic: f64,
@@ -35,7 +56,7 @@ pub struct Weights {
     pub centrality: f64,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Seeds {
     pub per_source: usize,
@@ -43,7 +64,7 @@ pub struct Seeds {
     pub fused: usize,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expansion {
     pub depth: usize,
@@ -66,7 +87,7 @@ pub struct Expansion {
 /// The second retrieval step (`hop.rs`): the best hit's rare names, not in
 /// the question, are searched with it; the notes that share them follow
 /// the hit in the order of that search.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Hop {
     /// W_hop: the bonus of the second search's best note (0: no hop).
@@ -142,7 +163,56 @@ impl RetrieverConfig {
         if c.seeds.fused == 0 || c.seeds.per_source == 0 {
             return Err(invalid("seeds", "seed counts must be at least 1".into()));
         }
+        for t in &c.tune {
+            if c.number(&t.path).is_none() {
+                return Err(invalid(
+                    "tune",
+                    format!("`{}` is not a number of this file", t.path),
+                ));
+            }
+            if t.grid.is_empty() || t.grid.iter().any(|v| !v.is_finite() || *v < 0.0) {
+                return Err(invalid(
+                    "tune",
+                    format!("the grid of `{}` must be a list of numbers ≥ 0", t.path),
+                ));
+            }
+        }
         Ok(c)
+    }
+
+    /// A number of this configuration by its path in the file
+    /// (`weights.edge`, `provenance.mention`): the names are serde's, so the
+    /// file's keys are written once, on the fields.
+    pub fn number(&self, path: &str) -> Option<Number> {
+        let tree = serde_json::to_value(self).ok()?;
+        let v = path.split('.').try_fold(&tree, |v, key| v.get(key))?;
+        Some(Number {
+            value: v.as_f64()?,
+            integer: v.is_u64(),
+        })
+    }
+
+    /// Sets the number at `path` (rounded, for a count); `false` when
+    /// there is none.
+    pub fn set_number(&mut self, path: &str, value: f64) -> bool {
+        let Ok(mut tree) = serde_json::to_value(&*self) else {
+            return false;
+        };
+        let Some(slot) = path.split('.').try_fold(&mut tree, |v, key| v.get_mut(key)) else {
+            return false;
+        };
+        *slot = if slot.is_u64() {
+            Value::from(value.round() as u64)
+        } else {
+            Value::from(value)
+        };
+        match serde_json::from_value(tree) {
+            Ok(c) => {
+                *self = c;
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     /// M_status.
@@ -182,6 +252,28 @@ mod tests {
         assert_eq!(c.status_modifier(Status::Draft), 0.7);
         assert_eq!(c.intent_boost("why", "caused_by"), 2.0);
         assert_eq!(c.kind_weight("an_unlisted_kind"), c.kinds["default"]);
+    }
+
+    #[test]
+    fn tunable_numbers_are_read_and_written_by_their_path() {
+        let mut c = RetrieverConfig::builtin();
+        assert!(c.tune.len() >= 8);
+        assert_eq!(
+            c.number("weights.edge").map(|n| n.value),
+            Some(c.weights.edge)
+        );
+        let relevant = c.number("expansion.relevant").unwrap();
+        assert!(relevant.integer);
+        assert!(c.set_number("expansion.relevant", 6.6));
+        assert_eq!(c.expansion.relevant, 7);
+        assert!(c.set_number("provenance.mention", 0.25));
+        assert_eq!(c.provenance_weight("mention"), 0.25);
+        assert!(!c.set_number("weights.nothing", 1.0));
+        assert!(c.number("weights").is_none());
+        // A tunable that names no number is refused, naming the field.
+        let bad = DEFAULT_YAML.replace("path: weights.edge,", "path: weights.egde,");
+        let e = RetrieverConfig::from_yaml(Path::new("r.yaml"), &bad).unwrap_err();
+        assert!(e.to_string().contains("weights.egde"), "{e}");
     }
 
     #[test]

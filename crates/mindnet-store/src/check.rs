@@ -4,6 +4,7 @@
 use crate::payload::{CHUNKS, EDGES, INDEXES, NOTES};
 use crate::{NoteState, Store, StoreError};
 use mindnet_core::ids::{chunk_id, edge_key, point_id};
+use mindnet_core::vocab::StructureKinds;
 use mindnet_core::{Chunk, Edge, Note};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -74,7 +75,11 @@ fn s<'a>(m: &'a Map<String, Value>, k: &str) -> &'a str {
 }
 
 /// The integrity check of any store: every payload read once.
-pub fn check<S: Store + ?Sized>(store: &S) -> Result<CheckReport, StoreError> {
+/// `kinds` names the chunker's edges, whose chains it follows.
+pub fn check<S: Store + ?Sized>(
+    store: &S,
+    kinds: &StructureKinds,
+) -> Result<CheckReport, StoreError> {
     {
         let notes = store.payloads(NOTES)?;
         let chunks = store.payloads(CHUNKS)?;
@@ -176,7 +181,10 @@ pub fn check<S: Store + ?Sized>(store: &S) -> Result<CheckReport, StoreError> {
                     format!("resolved target {dst} does not exist"),
                 );
             }
-            if matches!(kind, "belongs_to" | "next" | "prev") {
+            if [&kinds.owner, &kinds.next, &kinds.previous]
+                .iter()
+                .any(|k| *k == kind)
+            {
                 structure.insert((format!("{src}->{dst}"), kind));
             }
         }
@@ -191,19 +199,21 @@ pub fn check<S: Store + ?Sized>(store: &S) -> Result<CheckReport, StoreError> {
                         format!("note {owner}: expected chunk {} here, found {ord}", i + 1),
                     );
                 }
-                if !structure.contains(&(format!("{id}->{owner}"), "belongs_to")) {
+                if !structure.contains(&(format!("{id}->{owner}"), kinds.owner.as_str())) {
                     problem(
                         "missing_belongs_to",
                         id,
-                        "chunk without a belongs_to edge".into(),
+                        format!("chunk without a {} edge", kinds.owner),
                     );
                 }
                 if let Some((_, next)) = list.get(i + 1) {
-                    if !structure.contains(&(format!("{id}->{next}"), "next")) {
-                        problem("broken_chain", id, format!("no next edge to {next}"));
+                    if !structure.contains(&(format!("{id}->{next}"), kinds.next.as_str())) {
+                        let kind = &kinds.next;
+                        problem("broken_chain", id, format!("no {kind} edge to {next}"));
                     }
-                    if !structure.contains(&(format!("{next}->{id}"), "prev")) {
-                        problem("broken_chain", next, format!("no prev edge to {id}"));
+                    if !structure.contains(&(format!("{next}->{id}"), kinds.previous.as_str())) {
+                        let kind = &kinds.previous;
+                        problem("broken_chain", next, format!("no {kind} edge to {id}"));
                     }
                 }
             }

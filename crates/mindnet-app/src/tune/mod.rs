@@ -23,6 +23,7 @@ use crate::api::SyncRequest;
 use crate::eval::{EvalRequest, Question, note_name, read_questions};
 use crate::{AppError, OpenMode, Settings, SettingsInput, Workspace};
 use mindnet_index::Progress;
+use mindnet_retrieve::config::Tunable;
 use mindnet_retrieve::eval::{self, Scores};
 use mindnet_retrieve::log::Logs;
 use mindnet_retrieve::{Pool, Query, RetrieverConfig, ranked_notes, score};
@@ -78,91 +79,20 @@ pub struct TuneRequest {
     pub write: bool,
 }
 
-/// One tunable weight: where it lives in `retriever.yaml`, and its grid.
-struct Param {
-    section: Option<&'static str>,
-    key: &'static str,
-    grid: &'static [f64],
-    get: fn(&RetrieverConfig) -> f64,
-    set: fn(&mut RetrieverConfig, f64),
+/// The numbers the tuner changes: the configuration's `tune` list, or the
+/// built-in one for a file written before it.
+fn tunables(c: &RetrieverConfig) -> Vec<Tunable> {
+    if c.tune.is_empty() {
+        RetrieverConfig::builtin().tune
+    } else {
+        c.tune.clone()
+    }
 }
 
-const PARAMS: &[Param] = &[
-    Param {
-        section: Some("weights"),
-        key: "edge",
-        grid: &[0.0, 0.1, 0.2, 0.35, 0.5, 0.7, 1.0, 1.5],
-        get: |c| c.weights.edge,
-        set: |c, v| c.weights.edge = v,
-    },
-    Param {
-        section: Some("weights"),
-        key: "centrality",
-        grid: &[0.0, 0.1, 0.25, 0.5, 0.75, 1.0],
-        get: |c| c.weights.centrality,
-        set: |c, v| c.weights.centrality = v,
-    },
-    Param {
-        section: None,
-        key: "lexical_share",
-        grid: &[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7],
-        get: |c| c.lexical_share,
-        set: |c, v| c.lexical_share = v,
-    },
-    Param {
-        section: Some("expansion"),
-        key: "relevant",
-        grid: &[2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0],
-        get: |c| c.expansion.relevant as f64,
-        set: |c, v| c.expansion.relevant = v.round().max(1.0) as usize,
-    },
-    Param {
-        section: Some("expansion"),
-        key: "hub_damping",
-        grid: &[0.0, 0.25, 0.5, 0.75, 1.0],
-        get: |c| c.expansion.hub_damping,
-        set: |c, v| c.expansion.hub_damping = v,
-    },
-    Param {
-        section: Some("expansion"),
-        key: "gate",
-        grid: &[0.0, 0.25, 0.5, 0.75, 1.0],
-        get: |c| c.expansion.gate,
-        set: |c, v| c.expansion.gate = v,
-    },
-    Param {
-        section: Some("expansion"),
-        key: "lift_limit",
-        grid: &[0.0, 0.9, 0.95, 1.0, 1.05, 1.1, 1.25],
-        get: |c| c.expansion.lift_limit,
-        set: |c, v| c.expansion.lift_limit = v,
-    },
-    Param {
-        section: Some("provenance"),
-        key: "mention",
-        grid: &[0.0, 0.25, 0.5, 0.75, 1.0],
-        get: |c| c.provenance_weight("mention"),
-        set: |c, v| {
-            c.provenance.insert("mention".to_string(), v);
-        },
-    },
-    // The second hop's bridge is chosen when the pool is gathered; these
-    // two only weigh what it found, so a replay can try them.
-    Param {
-        section: Some("hop"),
-        key: "weight",
-        grid: &[0.0, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4],
-        get: |c| c.hop.weight,
-        set: |c, v| c.hop.weight = v,
-    },
-    Param {
-        section: Some("hop"),
-        key: "rank_k",
-        grid: &[0.0, 1.0, 2.0, 3.0, 5.0, 10.0],
-        get: |c| c.hop.rank_k,
-        set: |c, v| c.hop.rank_k = v,
-    },
-];
+/// The value of a tunable number.
+fn value(c: &RetrieverConfig, p: &Tunable) -> f64 {
+    c.number(&p.path).map_or(0.0, |n| n.value)
+}
 
 /// One question, ready to be re-scored.
 struct Item {
@@ -228,14 +158,10 @@ pub struct TuneReport {
 }
 
 fn weights(c: &RetrieverConfig) -> BTreeMap<String, f64> {
-    PARAMS.iter().map(|p| (name(p), (p.get)(c))).collect()
-}
-
-fn name(p: &Param) -> String {
-    match p.section {
-        Some(s) => format!("{s}.{}", p.key),
-        None => p.key.to_string(),
-    }
+    tunables(c)
+        .iter()
+        .map(|p| (p.path.clone(), value(c, p)))
+        .collect()
 }
 
 /// Runs the tuning; `say` hears about the progress.

@@ -67,7 +67,7 @@ pub(super) fn graph_deficit(with: &[SetScore], without: &[SetScore]) -> f64 {
 }
 
 /// Grid steps between two values of a parameter (for the pull).
-pub(super) fn steps(p: &Param, a: f64, b: f64) -> f64 {
+pub(super) fn steps(p: &Tunable, a: f64, b: f64) -> f64 {
     let index = |v: f64| {
         p.grid
             .iter()
@@ -93,8 +93,8 @@ pub(super) fn ascend(
     let mut starts = vec![current.clone()];
     for _ in 0..RESTARTS {
         let mut c = current.clone();
-        for p in PARAMS {
-            (p.set)(&mut c, *rng.pick(p.grid));
+        for p in &tunables(current) {
+            c.set_number(&p.path, *rng.pick(&p.grid));
         }
         starts.push(c);
     }
@@ -118,11 +118,12 @@ pub(super) fn ascend_from(
     keep: &(dyn Fn(&Item) -> bool + Sync),
     trials: &mut usize,
 ) -> (f64, RetrieverConfig) {
+    let params = tunables(start);
     let pulled = |c: &RetrieverConfig, trials: &mut usize| {
         *trials += 1;
-        let penalty: f64 = PARAMS
+        let penalty: f64 = params
             .iter()
-            .map(|p| steps(p, (p.get)(c), (p.get)(start)))
+            .map(|p| steps(p, value(c, p), value(start, p)))
             .sum::<f64>()
             * PULL;
         let with = evaluate(items, sets, c, true, keep);
@@ -133,13 +134,13 @@ pub(super) fn ascend_from(
     let mut best_value = pulled(&best, trials);
     for _ in 0..MAX_ROUNDS {
         let mut moved = false;
-        for p in PARAMS {
-            for &v in p.grid {
-                if (p.get)(&best) == v {
+        for p in &params {
+            for &v in &p.grid {
+                if value(&best, p) == v {
                     continue;
                 }
                 let mut trial = best.clone();
-                (p.set)(&mut trial, v);
+                trial.set_number(&p.path, v);
                 let value = pulled(&trial, trials);
                 if value > best_value + 1e-12 {
                     best = trial;

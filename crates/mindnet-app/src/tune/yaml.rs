@@ -17,15 +17,21 @@ pub(super) fn yaml_value(v: f64) -> String {
 /// end), so an older file gains the new weights.
 pub(super) fn rewrite(text: &str, c: &RetrieverConfig) -> String {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    for p in PARAMS {
-        let value = (p.get)(c);
-        let value = if p.key == "relevant" {
-            format!("{}", value as usize)
-        } else {
-            yaml_value(value)
+    for p in tunables(c) {
+        let Some(number) = c.number(&p.path) else {
+            continue;
         };
-        let indent = if p.section.is_some() { "  " } else { "" };
-        let prefix = format!("{indent}{}:", p.key);
+        let value = if number.integer {
+            format!("{}", number.value as u64)
+        } else {
+            yaml_value(number.value)
+        };
+        let (home, key) = match p.path.split_once('.') {
+            Some((s, k)) => (Some(s), k),
+            None => (None, p.path.as_str()),
+        };
+        let indent = if home.is_some() { "  " } else { "" };
+        let prefix = format!("{indent}{key}:");
         let mut section: Option<String> = None;
         let mut found = false;
         // The last line inside the parameter's section.
@@ -35,7 +41,7 @@ pub(super) fn rewrite(text: &str, c: &RetrieverConfig) -> String {
             if top {
                 section = line.strip_suffix(':').map(str::to_string);
             }
-            let in_section = match p.section {
+            let in_section = match home {
                 Some(s) => section.as_deref() == Some(s) && line.starts_with("  "),
                 None => top,
             };
@@ -55,7 +61,7 @@ pub(super) fn rewrite(text: &str, c: &RetrieverConfig) -> String {
         }
         if !found {
             let new = format!("{prefix} {value}");
-            match (p.section, last_in_section) {
+            match (home, last_in_section) {
                 (Some(_), Some(at)) => lines.insert(at + 1, new),
                 (Some(s), None) => {
                     lines.push(format!("{s}:"));
