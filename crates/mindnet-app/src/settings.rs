@@ -10,6 +10,7 @@
 use crate::AppError;
 use mindnet_chat::{LlmConfig, Provider};
 use mindnet_core::{EdgeVocabulary, TypeRegistry};
+use mindnet_embed::{EmbedSettings, Int8};
 use mindnet_ingest::Config;
 use mindnet_lint::LintConfig;
 use mindnet_retrieve::RetrieverConfig;
@@ -36,10 +37,51 @@ pub const MAX_CHAIN_HOPS: u8 = 6;
 /// Quiet time after the last file event before the watcher syncs.
 pub const WATCH_DEBOUNCE: Duration = Duration::from_millis(300);
 
+/// Requests to an embedding server wait this long.
+pub const DEFAULT_EMBEDDING_TIMEOUT: Duration = Duration::from_secs(120);
+pub const DEFAULT_OLLAMA_URL: &str = "http://127.0.0.1:11434";
+pub const DEFAULT_EMBEDDING_URL: &str = "http://127.0.0.1:8080";
+pub const DEFAULT_PYTHON: &str = "python3";
+
+/// mindnet's folder in the user cache: `$XDG_CACHE_HOME/mindnet`, else
+/// `~/.cache/mindnet` (the models, and the indexes of `mindnet tune`).
+pub fn cache_root() -> PathBuf {
+    var("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("mindnet")
+}
+
 /// Where `mindnet tune` keeps the indexes of judged sets: next to the model
 /// cache (`$XDG_CACHE_HOME/mindnet/tune`, else `~/.cache/mindnet/tune`).
 pub fn tune_index_dir() -> PathBuf {
-    mindnet_embed::fetch::cache_root().join("tune")
+    cache_root().join("tune")
+}
+
+/// What the embedders are told: the model cache (`$MINDNET_MODEL_DIR`, else
+/// `<cache>/models`), the Python that fetches a model, the embedding
+/// servers, and the int8 products (`MINDNET_EMBED_INT8=off` keeps f32,
+/// `=portable` runs the reference loops).
+pub fn embed_settings() -> EmbedSettings {
+    EmbedSettings {
+        model_dir: var(env::MODEL_DIR)
+            .map(PathBuf::from)
+            .unwrap_or_else(|| cache_root().join("models")),
+        python: var(env::PYTHON).unwrap_or_else(|| DEFAULT_PYTHON.to_string()),
+        ollama_url: var(env::OLLAMA_URL).unwrap_or_else(|| DEFAULT_OLLAMA_URL.to_string()),
+        openai_url: var(env::EMBEDDING_URL).unwrap_or_else(|| DEFAULT_EMBEDDING_URL.to_string()),
+        timeout: var(env::EMBEDDING_TIMEOUT)
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map_or(DEFAULT_EMBEDDING_TIMEOUT, Duration::from_secs_f64),
+        api_key: var(env::EMBEDDING_API_KEY),
+        int8: match var(env::EMBED_INT8).as_deref() {
+            Some("off" | "0" | "false") => Int8::Off,
+            Some("portable") => Int8::Portable,
+            _ => Int8::Detect,
+        },
+    }
 }
 
 /// Environment variables, by name, in one list (SPEC API-2).
@@ -79,6 +121,17 @@ pub mod env {
     /// Shards and replicas of collections created on a cluster.
     pub const QDRANT_SHARDS: &str = "MINDNET_QDRANT_SHARDS";
     pub const QDRANT_REPLICAS: &str = "MINDNET_QDRANT_REPLICAS";
+    /// The model cache.
+    pub const MODEL_DIR: &str = "MINDNET_MODEL_DIR";
+    /// The Python whose pip fetches a model.
+    pub const PYTHON: &str = "MINDNET_PYTHON";
+    /// An OpenAI-compatible embedding server (`openai:<model>`).
+    pub const EMBEDDING_URL: &str = "MINDNET_EMBEDDING_URL";
+    /// Seconds per request to an embedding server.
+    pub const EMBEDDING_TIMEOUT: &str = "MINDNET_EMBEDDING_TIMEOUT";
+    pub const EMBEDDING_API_KEY: &str = "MINDNET_EMBEDDING_API_KEY";
+    /// `off`, `portable`, or unset (int8 where the CPU can).
+    pub const EMBED_INT8: &str = "MINDNET_EMBED_INT8";
 }
 
 pub const DEFAULT_COLLECTION_PREFIX: &str = "mindnet";
@@ -218,14 +271,21 @@ pub struct Settings {
     /// A server setting that cannot be used (`MINDNET_QDRANT_SHARDS=abc`):
     /// every command that opens the index refuses with it.
     pub qdrant_problem: Option<String>,
+    /// Whether the vault was named (input or `MINDNET_VAULT_ROOT`), not
+    /// taken to be the current folder.
+    pub vault_named: bool,
+    /// The token for a server that owns the index (`MINDNET_API_TOKEN`).
+    pub api_token: Option<String>,
+    pub embed: EmbedSettings,
 }
 
 impl Settings {
     pub fn resolve(input: SettingsInput) -> Settings {
-        let vault = input
+        let named = input
             .vault
-            .or_else(|| var(env::VAULT_ROOT).map(PathBuf::from))
-            .unwrap_or_else(|| PathBuf::from("."));
+            .or_else(|| var(env::VAULT_ROOT).map(PathBuf::from));
+        let vault_named = named.is_some();
+        let vault = named.unwrap_or_else(|| PathBuf::from("."));
         let data = input.data.unwrap_or_else(|| vault.join(".mindnet"));
         let pick = |given: Option<PathBuf>, vars: &[&str], file: &str| {
             given
@@ -280,6 +340,9 @@ impl Settings {
                 .saturating_mul(1024 * 1024),
             llm: llm_setting(),
             vault,
+            vault_named,
+            api_token: var(env::API_TOKEN),
+            embed: embed_settings(),
             data,
         }
     }

@@ -226,7 +226,8 @@ fn embed(
     against_f32: bool,
 ) -> Result<ExitCode> {
     let started = std::time::Instant::now();
-    let embedder = mindnet_embed::open(model, &|m| eprintln!("{m}"))?;
+    let embed = mindnet_app::settings::embed_settings();
+    let embedder = mindnet_embed::open(model, &embed, &|m| eprintln!("{m}"))?;
     let load = started.elapsed().as_secs_f64();
     let texts: Vec<String> = match real {
         Some(dir) => note_bodies(dir)?,
@@ -252,7 +253,7 @@ fn embed(
     };
     println!(
         "precision: {}",
-        match mindnet_embed::int8::chosen() {
+        match mindnet_embed::int8::chosen(embed.int8) {
             Some(k) if model == "e5-small" => format!("int8 ({k:?})"),
             _ => "f32".to_string(),
         }
@@ -352,7 +353,10 @@ fn compare_with_f32(
     texts: &[&str],
 ) -> Result<()> {
     anyhow::ensure!(model == "e5-small", "--against-f32 compares e5-small only");
-    let dir = mindnet_embed::fetch::ensure(mindnet_embed::models::E5_SMALL, &|m| eprintln!("{m}"))?;
+    let embed = mindnet_app::settings::embed_settings();
+    let dir = mindnet_embed::fetch::ensure(&embed, mindnet_embed::models::E5_SMALL, &|m| {
+        eprintln!("{m}")
+    })?;
     let reference = mindnet_embed::e5::E5Small::load(&dir)?;
     let (mut min, mut sum) = (f32::INFINITY, 0.0f32);
     for batch in texts.chunks(32) {

@@ -28,7 +28,7 @@ pub fn server(settings: &Settings) -> Result<Option<Client>> {
         return Ok(None);
     };
     tracing::info!("using the server at {} (pid {})", record.url(), record.pid);
-    let token = std::env::var(env::API_TOKEN).ok();
+    let token = settings.api_token.clone();
     if record.token_required && token.is_none() {
         bail!(
             "the index is served by mindnet (pid {}) at {}, which needs a token; set {}",

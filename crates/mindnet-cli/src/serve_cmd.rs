@@ -90,17 +90,18 @@ pub struct McpArgs {
 pub fn mcp(args: McpArgs) -> Result<ExitCode> {
     // An assistant starts us in a folder of its choosing; indexing that
     // folder (a home directory, say) by default would be a surprise.
-    if args.index.vault.is_none() && std::env::var_os("MINDNET_VAULT_ROOT").is_none() {
-        anyhow::bail!(
-            "mindnet mcp needs the vault: give --vault DIR (or set MINDNET_VAULT_ROOT) in your MCP client's configuration"
-        );
-    }
     let s = settings(
         args.index.vault.clone(),
         &args.index.data,
         args.embedder.clone(),
         &args.config,
     );
+    if !s.vault_named {
+        anyhow::bail!(
+            "mindnet mcp needs the vault: give --vault DIR (or set {}) in your MCP client's configuration",
+            mindnet_app::settings::env::VAULT_ROOT
+        );
+    }
     if let Some(owner) = mindnet_server::owner::live(&s.data) {
         anyhow::bail!(
             "the index in {} is served by mindnet (pid {}); point your MCP client at {}/mcp instead (streamable HTTP{})",

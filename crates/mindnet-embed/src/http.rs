@@ -3,10 +3,9 @@
 //! `openai:<model>`; the server comes from `MINDNET_OLLAMA_URL` or
 //! `MINDNET_EMBEDDING_URL`, its key (if any) from `MINDNET_EMBEDDING_API_KEY`.
 
-use crate::{EmbedError, Embedder, ModelId, normalize};
+use crate::{EmbedError, EmbedSettings, Embedder, ModelId, normalize};
 use serde_json::{Value, json};
 use std::sync::OnceLock;
-use std::time::Duration;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Api {
@@ -26,7 +25,7 @@ pub struct HttpEmbedder {
 }
 
 /// `ollama:<model>` or `openai:<model>`; `None` for any other name.
-pub fn open(name: &str) -> Option<Result<Box<dyn Embedder>, EmbedError>> {
+pub fn open(name: &str, settings: &EmbedSettings) -> Option<Result<Box<dyn Embedder>, EmbedError>> {
     let (api, model) = if let Some(m) = name.strip_prefix("ollama:") {
         (Api::Ollama, m)
     } else if let Some(m) = name.strip_prefix("openai:") {
@@ -35,23 +34,25 @@ pub fn open(name: &str) -> Option<Result<Box<dyn Embedder>, EmbedError>> {
         return None;
     };
     let base_url = match api {
-        Api::Ollama => {
-            std::env::var("MINDNET_OLLAMA_URL").unwrap_or_else(|_| "http://127.0.0.1:11434".into())
-        }
-        Api::OpenAi => std::env::var("MINDNET_EMBEDDING_URL")
-            .unwrap_or_else(|_| "http://127.0.0.1:8080".into()),
+        Api::Ollama => &settings.ollama_url,
+        Api::OpenAi => &settings.openai_url,
     };
-    Some(HttpEmbedder::new(api, &base_url, model, name).map(|e| Box::new(e) as Box<dyn Embedder>))
+    Some(
+        HttpEmbedder::new(api, base_url, model, name, settings)
+            .map(|e| Box::new(e) as Box<dyn Embedder>),
+    )
 }
 
 impl HttpEmbedder {
-    pub fn new(api: Api, base_url: &str, model: &str, name: &str) -> Result<Self, EmbedError> {
-        let timeout = std::env::var("MINDNET_EMBEDDING_TIMEOUT")
-            .ok()
-            .and_then(|s| s.parse::<f64>().ok())
-            .unwrap_or(120.0);
+    pub fn new(
+        api: Api,
+        base_url: &str,
+        model: &str,
+        name: &str,
+        settings: &EmbedSettings,
+    ) -> Result<Self, EmbedError> {
         let client = reqwest::blocking::Client::builder()
-            .timeout(Duration::from_secs_f64(timeout))
+            .timeout(settings.timeout)
             .build()
             .map_err(|e| EmbedError::Http {
                 url: base_url.into(),
@@ -61,7 +62,7 @@ impl HttpEmbedder {
             api,
             base_url: base_url.trim_end_matches('/').to_string(),
             model: model.to_string(),
-            api_key: std::env::var("MINDNET_EMBEDDING_API_KEY").ok(),
+            api_key: settings.api_key.clone(),
             client,
             id: OnceLock::new(),
             name: name.to_string(),

@@ -40,13 +40,13 @@ impl Kernel {
 }
 
 /// The kernel the local encoders use: VNNI where the CPU has it, else
-/// none (the f32 products). `MINDNET_EMBED_INT8=off` keeps f32 anywhere;
-/// `=portable` runs the reference loops (slow; for checking).
-pub fn chosen() -> Option<Kernel> {
-    match std::env::var("MINDNET_EMBED_INT8").as_deref() {
-        Ok("off" | "0" | "false") => None,
-        Ok("portable") => Some(Kernel::Portable),
-        _ => Kernel::detect(),
+/// none (the f32 products); `Off` keeps f32 anywhere, `Portable` runs the
+/// reference loops (slow; for checking).
+pub fn chosen(choice: crate::Int8) -> Option<Kernel> {
+    match choice {
+        crate::Int8::Off => None,
+        crate::Int8::Portable => Some(Kernel::Portable),
+        crate::Int8::Detect => Kernel::detect(),
     }
 }
 

@@ -16,9 +16,11 @@ pub mod http;
 pub mod models;
 pub mod npz;
 pub mod sentencepiece;
+mod settings;
 pub mod usem3;
 pub mod words;
 
+pub use settings::{EmbedSettings, Int8};
 pub use words::Words;
 
 use std::path::PathBuf;
@@ -99,16 +101,20 @@ pub fn normalize(v: &mut [f32]) -> Result<(), EmbedError> {
 }
 
 /// Opens the embedder a name selects, fetching local weights when missing.
-pub fn open(name: &str, progress: &dyn Fn(&str)) -> Result<Box<dyn Embedder>, EmbedError> {
+pub fn open(
+    name: &str,
+    settings: &EmbedSettings,
+    progress: &dyn Fn(&str),
+) -> Result<Box<dyn Embedder>, EmbedError> {
     match name {
         "use-m3" => {
-            let dir = fetch::ensure(models::USE_M3, progress)?;
+            let dir = fetch::ensure(settings, models::USE_M3, progress)?;
             Ok(Box::new(usem3::UseM3::load(&dir)?))
         }
         "e5-small" => {
-            let dir = fetch::ensure(models::E5_SMALL, progress)?;
+            let dir = fetch::ensure(settings, models::E5_SMALL, progress)?;
             let model = e5::E5Small::load(&dir)?;
-            Ok(match int8::chosen() {
+            Ok(match int8::chosen(settings.int8) {
                 Some(kernel) => Box::new(model.int8(kernel)),
                 None => Box::new(model),
             })
@@ -117,9 +123,8 @@ pub fn open(name: &str, progress: &dyn Fn(&str)) -> Result<Box<dyn Embedder>, Em
             Some(dim) => Words::parse(dim)
                 .map(|w| Box::new(w) as Box<dyn Embedder>)
                 .ok_or_else(|| EmbedError::UnknownEmbedder(other.to_string())),
-            None => {
-                http::open(other).ok_or_else(|| EmbedError::UnknownEmbedder(other.to_string()))?
-            }
+            None => http::open(other, settings)
+                .ok_or_else(|| EmbedError::UnknownEmbedder(other.to_string()))?,
         },
     }
 }

@@ -45,7 +45,12 @@ fn paragraphs(count: usize) -> Vec<String> {
 /// CPU has it, else on the reference loops (fewer texts: they are slow).
 #[test]
 fn int8_vectors_stay_within_cosine_099_of_f32() {
-    let dir = fetch::ensure(models::E5_SMALL, &|m| eprintln!("{m}")).expect("e5-small weights");
+    let dir = fetch::ensure(
+        &mindnet_app::settings::embed_settings(),
+        models::E5_SMALL,
+        &|m| eprintln!("{m}"),
+    )
+    .expect("e5-small weights");
     let f32_model = E5Small::load(&dir).unwrap();
     let (kernel, count) = match Kernel::detect() {
         Some(k) => (k, 12),
@@ -75,13 +80,15 @@ fn int8_vectors_stay_within_cosine_099_of_f32() {
 #[test]
 #[ignore = "run by the_environment_chooses_the_path, in a process of its own"]
 fn embed_as_the_environment_says() {
-    let model = mindnet_embed::open("e5-small", &|m| eprintln!("{m}")).unwrap();
+    // The environment read as every command reads it.
+    let settings = mindnet_app::settings::embed_settings();
+    let model = mindnet_embed::open("e5-small", &settings, &|m| eprintln!("{m}")).unwrap();
     let texts = [
         "Die Wärmepumpe heizt das Haus im Winter.",
         "Der Stromverbrauch stieg im Januar.",
     ];
     let vectors = model.embed_passages(&texts).unwrap();
-    println!("kernel: {:?}", mindnet_embed::int8::chosen());
+    println!("kernel: {:?}", mindnet_embed::int8::chosen(settings.int8));
     println!("vectors: {}", serde_json::to_string(&vectors).unwrap());
 }
 

@@ -38,7 +38,12 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
 #[test]
 fn use_m3_matches_the_reference() {
     let r = reference();
-    let dir = fetch::ensure(models::USE_M3, &|m| eprintln!("{m}")).expect("use-m3 weights");
+    let dir = fetch::ensure(
+        &mindnet_app::settings::embed_settings(),
+        models::USE_M3,
+        &|m| eprintln!("{m}"),
+    )
+    .expect("use-m3 weights");
     let model = usem3::UseM3::load(&dir).unwrap();
     let sentences: Vec<&str> = r["sentences"]
         .as_array()
@@ -67,7 +72,12 @@ fn use_m3_matches_the_reference() {
 #[test]
 fn e5_small_matches_the_reference() {
     let r = reference();
-    let dir = fetch::ensure(models::E5_SMALL, &|m| eprintln!("{m}")).expect("e5-small weights");
+    let dir = fetch::ensure(
+        &mindnet_app::settings::embed_settings(),
+        models::E5_SMALL,
+        &|m| eprintln!("{m}"),
+    )
+    .expect("e5-small weights");
     let model = mindnet_embed::e5::E5Small::load(&dir).unwrap();
     let sentences: Vec<&str> = r["sentences"]
         .as_array()

@@ -49,11 +49,11 @@ fn now() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
-/// Who we are, as the waiting writer is told.
+/// Who we are, as the waiting writer is told. (The machine's own name, not
+/// `$HOSTNAME`: only `mindnet_app::Settings` reads the environment.)
 fn owner() -> String {
-    let host = std::env::var("HOSTNAME")
+    let host = std::fs::read_to_string("/etc/hostname")
         .ok()
-        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
         .map(|h| h.trim().to_string())
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "unknown host".into());
