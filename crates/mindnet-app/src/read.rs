@@ -334,6 +334,16 @@ fn window_start(since: &str, now: u64) -> Result<u64, AppError> {
         })
 }
 
+/// An indexed note's names, as `mindnet_core::lookup` reads them.
+pub(crate) fn note_names(n: &NoteState) -> lookup::NoteNames<'_> {
+    lookup::NoteNames {
+        id: &n.note_id,
+        path: &n.path,
+        title: &n.title,
+        aliases: &n.aliases,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,15 +372,5 @@ mod tests {
         let (_, r) = section(&parsed.headings, "c", text.len()).unwrap();
         assert_eq!(&text[r], "# C\n\nthree\n");
         assert!(section(&parsed.headings, "D", text.len()).is_none());
-    }
-}
-
-/// An indexed note's names, as `mindnet_core::lookup` reads them.
-pub(crate) fn note_names(n: &NoteState) -> lookup::NoteNames<'_> {
-    lookup::NoteNames {
-        id: &n.note_id,
-        path: &n.path,
-        title: &n.title,
-        aliases: &n.aliases,
     }
 }

@@ -293,7 +293,7 @@ impl Workspace {
     }
 
     /// A causal question: its explanation chain and the best notes. Every
-    /// field of both requests is named, so a new one is decided here.
+    /// field of the question is named, so a new one is decided here.
     pub fn ask(&self, req: &AskRequest) -> Result<QueryResponse, AppError> {
         let AskRequest {
             question,
@@ -303,18 +303,11 @@ impl Workspace {
             k,
         } = req;
         let q = self.query_of(&QueryRequest {
-            text: question.clone(),
-            mode: Mode::default(),
             k: Some(k.unwrap_or(ASK_K)),
-            types: Vec::new(),
-            tags: Vec::new(),
-            statuses: Vec::new(),
-            paths: Vec::new(),
-            chunks: false,
-            no_graph: false,
             intent: intent.clone(),
             lang: *lang,
             no_traversal: *no_traversal,
+            ..QueryRequest::new(question.clone())
         })?;
         self.run(&q)
     }

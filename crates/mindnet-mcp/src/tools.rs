@@ -124,6 +124,26 @@ trait Form {
     }
 }
 
+/// A tool whose arguments are its operation's request as it is.
+trait Direct {
+    type Op: Operation;
+    fn text(r: &<Self::Op as Operation>::Response) -> String;
+}
+
+impl<T: Direct> Form for T
+where
+    <T::Op as Operation>::Request: JsonSchema,
+{
+    type Op = T::Op;
+    type Args = <T::Op as Operation>::Request;
+    fn request(args: Self::Args) -> Result<Request<Self>, AppError> {
+        Ok(args)
+    }
+    fn text(_: &Request<Self>, r: &Response<Self>) -> String {
+        T::text(r)
+    }
+}
+
 type Request<F> = <<F as Form>::Op as Operation>::Request;
 type Response<F> = <<F as Form>::Op as Operation>::Response;
 
@@ -274,18 +294,12 @@ impl Form for Search {
             paths,
         } = a.filters;
         Ok(QueryRequest {
-            text: a.query,
-            mode: Mode::default(),
             k: Some(k),
             types,
             tags,
             statuses,
             paths,
-            chunks: false,
-            no_graph: false,
-            intent: None,
-            lang: Lang::default(),
-            no_traversal: false,
+            ..QueryRequest::new(a.query)
         })
     }
     fn text(_: &Request<Self>, r: &QueryResponse) -> String {
@@ -328,13 +342,9 @@ impl Form for AskTool {
 }
 
 struct ReadNote;
-impl Form for ReadNote {
+impl Direct for ReadNote {
     type Op = ops::ReadNote;
-    type Args = ReadNoteRequest;
-    fn request(req: ReadNoteRequest) -> Result<ReadNoteRequest, AppError> {
-        Ok(req)
-    }
-    fn text(_: &Request<Self>, r: &ReadNoteResponse) -> String {
+    fn text(r: &ReadNoteResponse) -> String {
         mindnet_render::note_text(r)
     }
 }
@@ -361,13 +371,9 @@ impl Form for NoteContext {
 }
 
 struct Recent;
-impl Form for Recent {
+impl Direct for Recent {
     type Op = ops::RecentChanges;
-    type Args = RecentRequest;
-    fn request(req: RecentRequest) -> Result<RecentRequest, AppError> {
-        Ok(req)
-    }
-    fn text(_: &Request<Self>, r: &RecentResponse) -> String {
+    fn text(r: &RecentResponse) -> String {
         mindnet_render::recent_text(r)
     }
 }
@@ -403,13 +409,9 @@ impl Form for LintTool {
 }
 
 struct WriteNote;
-impl Form for WriteNote {
+impl Direct for WriteNote {
     type Op = ops::Save;
-    type Args = SaveRequest;
-    fn request(req: SaveRequest) -> Result<SaveRequest, AppError> {
-        Ok(req)
-    }
-    fn text(_: &Request<Self>, r: &SaveResponse) -> String {
+    fn text(r: &SaveResponse) -> String {
         format!(
             "{} {} (id {}); indexed: {} notes new, {} changed",
             if r.created { "Created" } else { "Replaced" },
@@ -422,25 +424,17 @@ impl Form for WriteNote {
 }
 
 struct Status;
-impl Form for Status {
+impl Direct for Status {
     type Op = ops::Status;
-    type Args = NoArgs;
-    fn request(req: NoArgs) -> Result<NoArgs, AppError> {
-        Ok(req)
-    }
-    fn text(_: &Request<Self>, r: &StatusResponse) -> String {
+    fn text(r: &StatusResponse) -> String {
         mindnet_render::status_text(r)
     }
 }
 
 struct Tags;
-impl Form for Tags {
+impl Direct for Tags {
     type Op = ops::Tags;
-    type Args = TagsRequest;
-    fn request(req: TagsRequest) -> Result<TagsRequest, AppError> {
-        Ok(req)
-    }
-    fn text(_: &Request<Self>, r: &TagsResponse) -> String {
+    fn text(r: &TagsResponse) -> String {
         mindnet_render::tags_text(r)
     }
 }

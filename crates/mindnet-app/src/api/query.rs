@@ -112,10 +112,22 @@ pub struct QueryRequest {
 }
 
 impl QueryRequest {
+    /// A plain search for `text`: every field named, so a field added to
+    /// the request is decided here for every caller that builds one.
     pub fn new(text: impl Into<String>) -> Self {
         QueryRequest {
             text: text.into(),
-            ..Default::default()
+            mode: Mode::default(),
+            k: None,
+            types: Vec::new(),
+            tags: Vec::new(),
+            statuses: Vec::new(),
+            paths: Vec::new(),
+            chunks: false,
+            no_graph: false,
+            intent: None,
+            lang: Lang::default(),
+            no_traversal: false,
         }
     }
 }

@@ -34,18 +34,10 @@ impl Workspace {
                 .unwrap_or_else(|| engine.fallback.clone())
         };
         let base = QueryRequest {
-            text: message.to_string(),
-            mode: Mode::default(),
             k: Some(k),
-            types: Vec::new(),
-            tags: Vec::new(),
-            statuses: Vec::new(),
-            paths: Vec::new(),
-            chunks: false,
-            no_graph: false,
             intent: Some(intent.clone()),
             lang: req.lang,
-            no_traversal: false,
+            ..QueryRequest::new(message)
         };
         let vector = self.embedder().embed_query(message)?;
         let q = self.query_of(&base)?;
