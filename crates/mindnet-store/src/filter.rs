@@ -2,7 +2,8 @@
 //! tree of conditions, each in its own syntax, so a filter cannot select one
 //! set of chunks embedded and another on a server.
 
-use crate::ChunkFilter;
+use crate::{ChunkFilter, StoreError};
+use mindnet_core::Edge;
 
 /// How one backend spells filter conditions.
 pub(crate) trait FilterSyntax {
@@ -16,6 +17,24 @@ pub(crate) trait FilterSyntax {
     fn either(conditions: Vec<Self::Condition>) -> Self::Condition;
     /// Every one of `conditions` holds.
     fn all(conditions: Vec<Self::Condition>) -> Self::Filter;
+    /// Edges with any of `values` in `field`, of none of the `left_out`
+    /// kinds (`kind` is indexed, so those are never read).
+    fn edges(field: &str, values: &[String], left_out: &[String]) -> Self::Filter;
+}
+
+/// The neighbour reads of both stores (`edges_of_notes`, `edges_into`):
+/// the edges `read` finds by `field`; none, without a request, for no
+/// values.
+pub(crate) fn edges_by<S: FilterSyntax>(
+    field: &str,
+    values: &[String],
+    left_out: &[String],
+    read: impl FnOnce(S::Filter) -> Result<Vec<Edge>, StoreError>,
+) -> Result<Vec<Edge>, StoreError> {
+    if values.is_empty() {
+        return Ok(Vec::new());
+    }
+    read(S::edges(field, values, left_out))
 }
 
 impl ChunkFilter {

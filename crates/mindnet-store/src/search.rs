@@ -15,7 +15,7 @@ use qdrant_edge::{
 };
 
 /// The embedded store's spelling of a `ChunkFilter`.
-struct EmbeddedFilters;
+pub(crate) struct EmbeddedFilters;
 
 impl FilterSyntax for EmbeddedFilters {
     type Condition = Condition;
@@ -38,6 +38,9 @@ impl FilterSyntax for EmbeddedFilters {
             must: Some(conditions),
             ..Default::default()
         }
+    }
+    fn edges(field: &str, values: &[String], left_out: &[String]) -> Filter {
+        filters::edge_filter(field, values, left_out)
     }
 }
 

@@ -89,17 +89,11 @@ impl Store for EmbeddedStore {
         note_ids: &[String],
         left_out: &[String],
     ) -> Result<Vec<Edge>, StoreError> {
-        if note_ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        self.edges_where(edge_filter("note_id", note_ids, left_out))
+        edges_by::<EmbeddedFilters>("note_id", note_ids, left_out, |f| self.edges_where(f))
     }
 
     fn edges_into(&self, targets: &[String], left_out: &[String]) -> Result<Vec<Edge>, StoreError> {
-        if targets.is_empty() {
-            return Ok(Vec::new());
-        }
-        self.edges_where(edge_filter("target_id", targets, left_out))
+        edges_by::<EmbeddedFilters>("target_id", targets, left_out, |f| self.edges_where(f))
     }
 
     fn unresolved_edges(&self) -> Result<Vec<Edge>, StoreError> {

@@ -47,6 +47,9 @@ impl FilterSyntax for ServerFilters {
     fn all(conditions: Vec<Value>) -> Value {
         must(conditions)
     }
+    fn edges(field: &str, values: &[String], left_out: &[String]) -> Value {
+        edge_filter(field, values, left_out)
+    }
 }
 
 pub(super) fn sparse(v: &SparseVector) -> Value {

@@ -21,7 +21,7 @@
 
 use crate::catalog::built_once;
 use crate::commit::{self, Kept, Point, Writer};
-use crate::filter::FilterSyntax;
+use crate::filter::{FilterSyntax, edges_by};
 use crate::lease::Lease;
 use crate::meta::{FORMAT, ModelInfo, StoreMeta};
 use crate::payload::{
