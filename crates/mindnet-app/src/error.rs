@@ -137,7 +137,9 @@ impl From<mindnet_store::StoreError> for AppError {
             | S::Format { .. } => ErrorCode::Conflict,
             S::Dimension { .. } => ErrorCode::Unprocessable,
             // Nothing was written; it works again once space is freed.
-            S::Unreachable { .. } | S::DiskFull { .. } => ErrorCode::Unavailable,
+            S::Unreachable { .. } | S::ShardDown { .. } | S::DiskFull { .. } => {
+                ErrorCode::Unavailable
+            }
             S::Io { .. }
             | S::Qdrant(_)
             | S::Payload { .. }

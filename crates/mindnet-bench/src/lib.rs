@@ -6,11 +6,13 @@
 //!
 //! - `vaultgen.rs`: generated vaults (notes, chains, planted problems);
 //!   `questions.rs`: question sets read from a vault's notes.
-//! - `lint.rs`, `chat.rs`, `serve.rs`, `soak.rs`, `mcp.rs`, `graph.rs`: one
-//!   benchmark each; the throughput ones (ingest, embed, causal) are here.
+//! - `lint.rs`, `chat.rs`, `serve.rs`, `soak.rs`, `mcp.rs`, `graph.rs`,
+//!   `indexing.rs`: one benchmark each; the throughput ones (ingest, embed,
+//!   causal) are here.
 
 mod chat;
 mod graph;
+mod indexing;
 mod lint;
 mod mcp;
 mod questions;
@@ -113,6 +115,9 @@ pub enum BenchCommand {
     /// Neighbour reads on an index: filtered reads through the cache, against
     /// every edge in memory.
     Graph(crate::graph::GraphBench),
+    /// Query latency on a Qdrant server while it builds its vector index
+    /// after an import, against after it.
+    Indexing(crate::indexing::IndexingBench),
 }
 
 pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
@@ -144,6 +149,7 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
         BenchCommand::Soak(args) => crate::soak::run(args),
         BenchCommand::Mcp(args) => crate::mcp::run(args),
         BenchCommand::Graph(args) => crate::graph::run(args),
+        BenchCommand::Indexing(args) => crate::indexing::run(args),
     }
 }
 

@@ -45,7 +45,8 @@ pub struct DataArgs {
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
     /// Keep the index on a Qdrant server or cluster (its REST address, e.g.
-    /// http://localhost:6333) instead of in the data dir. Default:
+    /// http://localhost:6333; for a cluster every node's, separated by
+    /// commas) instead of in the data dir. Default:
     /// $MINDNET_QDRANT_URL. Also read: MINDNET_QDRANT_API_KEY,
     /// COLLECTION_PREFIX (default `mindnet`), MINDNET_QDRANT_SHARDS and
     /// MINDNET_QDRANT_REPLICAS (for new collections).

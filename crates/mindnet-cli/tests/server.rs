@@ -445,29 +445,7 @@ fn a_cluster_answers_with_a_node_down_and_converges_when_it_is_back() {
     cluster.nodes[2].restart();
     cluster.wait_peers(3);
     // Converged: every shard replica active again.
-    let started = Instant::now();
-    loop {
-        let c: Value = reqwest::blocking::get(format!("{url}/collections/ha_chunks/cluster"))
-            .unwrap()
-            .json()
-            .unwrap();
-        let r = &c["result"];
-        let states: Vec<&str> = r["local_shards"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .chain(r["remote_shards"].as_array().into_iter().flatten())
-            .filter_map(|s| s["state"].as_str())
-            .collect();
-        if states.len() == 6 && states.iter().all(|s| *s == "Active") {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "replicas not active again: {states:?}"
-        );
-        std::thread::sleep(Duration::from_millis(500));
-    }
+    cluster.wait_active(0, "ha_chunks", 6);
     let check = ok(&on_server(&url, "ha", &["check", vs]));
     assert!(check.contains("no problems found"), "{check}");
     assert_eq!(answers("node back"), before);

@@ -12,6 +12,10 @@
 mod api;
 #[cfg(feature = "full")]
 mod config;
+#[cfg(feature = "full")]
+mod http;
+#[cfg(feature = "full")]
+mod mcp;
 mod note;
 
 /// A fuzz target: what part of mindnet the bytes go to.
@@ -31,11 +35,12 @@ pub enum Target {
     /// The draft-healing parser of the chat.
     #[cfg(feature = "full")]
     Draft,
-    /// A JSON request body of the HTTP API, to the endpoint the first byte
-    /// picks, run on an index of the example vault.
+    /// An HTTP request (route, headers, body) through the server's router,
+    /// on an index of the example vault.
     #[cfg(feature = "full")]
     Http,
-    /// MCP tool arguments, to the tool the first byte picks.
+    /// JSON-RPC messages to the MCP server, after its handshake, on the
+    /// same index.
     #[cfg(feature = "full")]
     Mcp,
 }
@@ -86,9 +91,9 @@ impl Target {
             #[cfg(feature = "full")]
             Target::Draft => note::draft(data),
             #[cfg(feature = "full")]
-            Target::Http => api::http(data),
+            Target::Http => http::http(data),
             #[cfg(feature = "full")]
-            Target::Mcp => api::mcp(data),
+            Target::Mcp => mcp::mcp(data),
         }
     }
 }
@@ -97,7 +102,10 @@ impl Target {
 /// targets query) before the first input, so it is not timed as one.
 pub fn warm_up() {
     #[cfg(feature = "full")]
-    api::warm_up();
+    {
+        api::warm_up();
+        http::warm_up();
+    }
 }
 
 /// The bytes as text the way mindnet reads a file: invalid UTF-8 replaced.

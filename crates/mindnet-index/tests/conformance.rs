@@ -425,6 +425,29 @@ fn server_errors_are_clear() {
         .err()
         .expect("no index");
     assert!(err.to_string().contains("no mindnet index here"), "{err}");
+
+    // Several addresses: a dead one first is passed over, at once.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let both = ServerConfig {
+        prefix: "errors".into(),
+        ..ServerConfig::new(&format!("http://127.0.0.1:{dead}/, {}", server.url()))
+    };
+    let t = std::time::Instant::now();
+    let store = ServerStore::open_existing(&both).unwrap();
+    assert_eq!(store.counts().unwrap().notes, 0);
+    assert!(t.elapsed().as_secs() < 5);
+    let err = ServerStore::open(
+        &ServerConfig::new(&format!("{},localhost:6333", server.url())),
+        &model(),
+        "de",
+    )
+    .err()
+    .expect("a second address without scheme");
+    assert!(err.to_string().contains("localhost:6333: not an http(s) URL"), "{err}");
 }
 
 #[test]

@@ -27,8 +27,20 @@ use tokio_util::sync::CancellationToken;
 /// Serves one client over this process's stdin and stdout until the client
 /// closes them. Nothing else may write to stdout meanwhile.
 pub async fn serve_stdio(source: WorkspaceSource) -> Result<(), AppError> {
+    let (stdin, stdout) = rmcp::transport::stdio();
+    serve_io(source, stdin, stdout).await
+}
+
+/// Serves one client that sends newline-delimited JSON-RPC on `input` and
+/// reads the answers from `output`, until it closes `input`: stdio's
+/// transport over any byte streams (the fuzz target `mcp` uses a pipe).
+pub async fn serve_io<R, W>(source: WorkspaceSource, input: R, output: W) -> Result<(), AppError>
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
     let running = MindnetMcp::new(source)
-        .serve(rmcp::transport::stdio())
+        .serve((input, output))
         .await
         .map_err(|e| AppError::internal(format!("MCP over stdio: {e}")))?;
     running

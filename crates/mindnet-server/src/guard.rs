@@ -10,6 +10,11 @@
 //! - **Token**: with a token, every endpoint but `/health` and the web
 //!   UI's static assets (which hold no data) needs
 //!   `Authorization: Bearer <token>`.
+//! - **Headers** on every answer, refusals included: no framing by another
+//!   site (`frame-ancestors 'none'`, clickjacking of a logged-in tab), no
+//!   content sniffing, no referrer, and `Cache-Control: no-store` on every
+//!   API answer (they hold note text; the UI's static assets say
+//!   `no-cache` themselves).
 //! - Body size and time are limited by layers in `serve.rs`.
 
 use axum::extract::{Request, State};
@@ -81,6 +86,14 @@ fn refuse(code: ErrorCode, message: String) -> Response {
 }
 
 pub async fn check(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
+    let asset = crate::ui::is_asset(req.uri().path());
+    let mut resp = admit(&guard, req, next).await;
+    secure_headers(resp.headers_mut(), asset);
+    resp
+}
+
+/// The answer to a request: a refusal, or the handler's answer.
+async fn admit(guard: &Guard, req: Request, next: Next) -> Response {
     let headers = req.headers();
     let host = headers
         .get(header::HOST)
@@ -123,6 +136,28 @@ pub async fn check(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
     let mut resp = next.run(req).await;
     cors_headers(resp.headers_mut(), origin.as_deref());
     resp
+}
+
+/// The headers a browser needs to keep the answer to itself. The UI's
+/// static files keep their own policy and caching; every other answer
+/// (an event stream too) is `no-store`.
+fn secure_headers(h: &mut HeaderMap, asset: bool) {
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert(HeaderValue::from_static(
+            "default-src 'none'; frame-ancestors 'none'",
+        ));
+    let no_store = HeaderValue::from_static("no-store");
+    if asset {
+        h.entry(header::CACHE_CONTROL).or_insert(no_store);
+    } else {
+        h.insert(header::CACHE_CONTROL, no_store);
+    }
 }
 
 fn cors_headers(h: &mut HeaderMap, origin: Option<&str>) {

@@ -23,4 +23,4 @@ mod watch;
 
 pub use client::Client;
 pub use routes::openapi_json;
-pub use serve::{ServeError, mcp_stdio, serve};
+pub use serve::{ServeError, mcp_stdio, router_over, serve};

@@ -160,6 +160,17 @@ pub async fn health(State(s): Shared) -> Json<HealthResponse> {
     })
 }
 
+/// `GET /ready`: 200 once the index is open and every operation answers,
+/// 503 while it opens (or when it could not be opened). `/health` says the
+/// process lives; this says whether to send it work (a load balancer's
+/// readiness probe, a client that has just started the server).
+#[utoipa::path(get, path = "/ready", responses(
+    (status = 200, body = HealthResponse), (status = 503, body = ErrorBody)))]
+pub async fn ready(State(s): Shared) -> Answer<HealthResponse> {
+    s.workspace()?;
+    Ok(health(State(s)).await)
+}
+
 /// The request of operation `O`, from wherever its route carries it: the
 /// path (a route with `{field}`), the query (`GET`) or a JSON body (`POST`).
 pub struct Input<O: Operation>(pub O::Request);
@@ -269,12 +280,12 @@ fn event(e: &ChatEvent) -> sse::Event {
         title = "mindnet",
         description = "A typed knowledge graph of an Obsidian vault: hybrid retrieval with explanations, causal chains, drafts."
     ),
-    paths(health, chat),
+    paths(health, ready, chat),
     components(schemas(ErrorBody, AppError, ErrorCode))
 )]
 struct ApiDoc;
 
-/// The OpenAPI document of the API: `/health` and `/chat` from their
+/// The OpenAPI document of the API: `/health`, `/ready` and `/chat` from their
 /// handlers, every other route from the operation table.
 pub fn openapi_json() -> String {
     let mut doc = ApiDoc::openapi();

@@ -44,6 +44,7 @@ fn router(
         .route("/", get(crate::ui::index))
         .route("/ui/{file}", get(crate::ui::asset))
         .route("/health", get(routes::health))
+        .route("/ready", get(routes::ready))
         .route("/openapi.json", get(routes::openapi))
         // A streamed answer runs as long as the LLM writes (each read is
         // bounded by MINDNET_LLM_TIMEOUT).
@@ -58,6 +59,25 @@ fn router(
         .with_state(state)
         .layer(DefaultBodyLimit::max(serve.body_limit))
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
+}
+
+/// The whole HTTP service of `serve` over a workspace that is already open,
+/// without a listener, an owner record or a watcher: for a caller that
+/// drives it in process (the fuzz target `http` sends it every route).
+pub fn router_over(ws: Arc<Workspace>, serve: &ServeSettings) -> Router {
+    let state = Arc::new(AppState {
+        workspace: RwLock::new(Opening::Ready(ws)),
+        data: String::new(),
+    });
+    let guard = Arc::new(Guard {
+        settings: serve.clone(),
+    });
+    let source: mindnet_mcp::WorkspaceSource = {
+        let state = state.clone();
+        Arc::new(move || state.workspace())
+    };
+    let mcp = mindnet_mcp::http_endpoint(source, serve.body_limit);
+    router(state, guard, serve, mcp)
 }
 
 /// The routes of the operation table, with the request deadline and without.

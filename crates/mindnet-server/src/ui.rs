@@ -43,17 +43,22 @@ const INDEX: &str = include_str!("../ui/index.html");
 
 /// Paths served without a token.
 pub fn is_public(path: &str) -> bool {
-    path == "/" || path == "/health" || path.starts_with("/ui/")
+    is_asset(path) || path == "/health" || path == "/ready"
+}
+
+/// The UI's static files: no data, cached as they say.
+pub fn is_asset(path: &str) -> bool {
+    path == "/" || path.starts_with("/ui/")
 }
 
 fn headers(kind: &'static str) -> [(header::HeaderName, &'static str); 3] {
     [
         (header::CONTENT_TYPE, kind),
         (header::CACHE_CONTROL, "no-cache"),
-        // The UI loads nothing from elsewhere.
+        // The UI loads nothing from elsewhere, and no other site frames it.
         (
             header::CONTENT_SECURITY_POLICY,
-            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
         ),
     ]
 }

@@ -3,50 +3,126 @@
 //! than gRPC: it needs no second async runtime beside the one `qdrant-edge`
 //! brings, its JSON is the payload format we store anyway, and every call of
 //! the store is blocking (transports run it on blocking threads).
+//!
+//! A cluster is given as several addresses; a node that cannot be reached is
+//! passed over, and the request goes to the next (see `Nodes`).
 
 use crate::StoreError;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 #[derive(Clone)]
 pub(crate) struct Rest {
-    base: String,
+    /// Every address given, and which of them answer; shared by the clones
+    /// (the lease's renewer thread has one).
+    nodes: Arc<Nodes>,
     api_key: Option<String>,
     http: reqwest::blocking::Client,
     timeout: Duration,
 }
 
+/// The nodes of one cluster (or the one server). Requests go to the node
+/// that answered last; a node that cannot be reached is passed over for
+/// `RETRY_AFTER`, then tried again. Every node of a Qdrant cluster answers
+/// every request (it forwards to the shards' replicas), so any live one will
+/// do.
+struct Nodes {
+    /// As the user wrote them, commas and all: what errors name.
+    given: String,
+    bases: Vec<String>,
+    /// The node that answered last.
+    current: AtomicUsize,
+    /// Per node: until when it is passed over.
+    resting: Mutex<Vec<Option<Instant>>>,
+}
+
 /// How long a connection may take to open: a wrong address fails fast.
 const CONNECT: Duration = Duration::from_secs(5);
+/// How long a node that could not be reached is passed over.
+const RETRY_AFTER: Duration = Duration::from_secs(5);
 
-impl Rest {
-    pub fn new(url: &str, api_key: Option<String>, timeout: Duration) -> Result<Self, StoreError> {
-        let base = url.trim_end_matches('/').to_string();
+impl Nodes {
+    /// Nodes in the order to try them: the current one, the others after it,
+    /// the resting ones last (all nodes resting is no reason to give up).
+    fn order(&self) -> Vec<usize> {
+        let n = self.bases.len();
+        let first = self.current.load(Ordering::Relaxed) % n;
+        let now = Instant::now();
+        let resting = self.resting.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut live, mut rest): (Vec<usize>, Vec<usize>) = (0..n)
+            .map(|i| (first + i) % n)
+            .partition(|&i| resting[i].is_none_or(|until| until <= now));
+        live.append(&mut rest);
+        live
+    }
+
+    fn answered(&self, i: usize) {
+        self.current.store(i, Ordering::Relaxed);
+        self.resting.lock().unwrap_or_else(|e| e.into_inner())[i] = None;
+    }
+
+    fn failed(&self, i: usize) {
+        self.resting.lock().unwrap_or_else(|e| e.into_inner())[i] =
+            Some(Instant::now() + RETRY_AFTER);
+    }
+}
+
+/// The addresses of `url`: one, or several of one cluster separated by
+/// commas (`http://a:6333,http://b:6333`).
+fn addresses(url: &str) -> Result<Vec<String>, StoreError> {
+    let bases: Vec<String> = url
+        .split(',')
+        .map(|a| a.trim().trim_end_matches('/').to_string())
+        .filter(|a| !a.is_empty())
+        .collect();
+    if bases.is_empty() {
+        return Err(StoreError::Server {
+            url: url.to_string(),
+            message: "no address given; the Qdrant REST port is usually 6333 (http://localhost:6333)".into(),
+        });
+    }
+    for base in &bases {
         if !(base.starts_with("http://") || base.starts_with("https://")) {
             return Err(StoreError::Server {
-                url: url.to_string(),
+                url: base.clone(),
                 message: "not an http(s) URL; the Qdrant REST port is usually 6333 (http://localhost:6333)".into(),
             });
         }
+    }
+    Ok(bases)
+}
+
+impl Rest {
+    pub fn new(url: &str, api_key: Option<String>, timeout: Duration) -> Result<Self, StoreError> {
+        let bases = addresses(url)?;
         let http = reqwest::blocking::Client::builder()
             .connect_timeout(CONNECT.min(timeout))
             .timeout(timeout)
             .build()
             .map_err(|e| StoreError::Server {
-                url: base.clone(),
+                url: url.to_string(),
                 message: e.to_string(),
             })?;
+        let nodes = Nodes {
+            given: bases.join(","),
+            resting: Mutex::new(vec![None; bases.len()]),
+            bases,
+            current: AtomicUsize::new(0),
+        };
         Ok(Rest {
-            base,
+            nodes: Arc::new(nodes),
             api_key,
             http,
             timeout,
         })
     }
 
+    /// Every address, separated by commas.
     pub fn url(&self) -> &str {
-        &self.base
+        &self.nodes.given
     }
 
     /// The `result` of a request; `None` when the server answers 404.
@@ -73,24 +149,54 @@ impl Rest {
         self.result(&Method::PUT, path, status, value).map(|_| ())
     }
 
+    /// Sends to the current node; one that cannot be reached is passed
+    /// over and the next is tried. Every request of the store may be sent
+    /// twice: reads, upserts of fixed ids, deletes by filter and the lease's
+    /// conditional upsert all come out the same.
     fn send(
         &self,
         method: &Method,
         path: &str,
         body: Option<&Value>,
     ) -> Result<(StatusCode, Value), StoreError> {
-        let mut req = self
-            .http
-            .request(method.clone(), format!("{}{path}", self.base));
+        let mut last = None;
+        for i in self.nodes.order() {
+            match self.send_to(i, method, path, body) {
+                Ok(answer) => {
+                    self.nodes.answered(i);
+                    return Ok(answer);
+                }
+                Err(e) if failed_over(&e) => {
+                    self.nodes.failed(i);
+                    last = Some(self.transport(&self.nodes.bases[i], method, path, &e));
+                }
+                Err(e) => return Err(self.transport(&self.nodes.bases[i], method, path, &e)),
+            }
+        }
+        Err(last.unwrap_or_else(|| StoreError::Unreachable {
+            url: self.url().to_string(),
+            message: "no address".into(),
+        }))
+    }
+
+    fn send_to(
+        &self,
+        node: usize,
+        method: &Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(StatusCode, Value), reqwest::Error> {
+        let base = &self.nodes.bases[node];
+        let mut req = self.http.request(method.clone(), format!("{base}{path}"));
         if let Some(key) = &self.api_key {
             req = req.header("api-key", key);
         }
         if let Some(b) = body {
             req = req.json(b);
         }
-        let resp = req.send().map_err(|e| self.transport(method, path, &e))?;
+        let resp = req.send()?;
         let status = resp.status();
-        let text = resp.text().map_err(|e| self.transport(method, path, &e))?;
+        let text = resp.text()?;
         let value = serde_json::from_str(&text).unwrap_or_else(|_| json!({ "raw": text }));
         Ok((status, value))
     }
@@ -110,12 +216,18 @@ impl Rest {
                 .unwrap_or("no detail")
                 .trim()
                 .to_string();
+            if status.is_server_error() && shard_down(&detail) {
+                return Err(StoreError::ShardDown {
+                    url: self.url().to_string(),
+                    message: format!("{method} {path}: {detail}"),
+                });
+            }
             let hint = match status.as_u16() {
                 401 | 403 => " (check MINDNET_QDRANT_API_KEY)",
                 _ => "",
             };
             return Err(StoreError::Server {
-                url: self.base.clone(),
+                url: self.url().to_string(),
                 message: format!("{method} {path}: {status}: {detail}{hint}"),
             });
         }
@@ -131,15 +243,15 @@ impl Rest {
     ) -> Result<Value, StoreError> {
         self.call_opt(method.clone(), path, body)?
             .ok_or_else(|| StoreError::Server {
-                url: self.base.clone(),
+                url: self.url().to_string(),
                 message: format!("{method} {path}: 404 Not Found"),
             })
     }
 
-    fn transport(&self, method: &Method, path: &str, e: &reqwest::Error) -> StoreError {
+    fn transport(&self, base: &str, method: &Method, path: &str, e: &reqwest::Error) -> StoreError {
         if e.is_timeout() {
             return StoreError::Unreachable {
-                url: self.base.clone(),
+                url: base.to_string(),
                 message: format!(
                     "{method} {path}: no answer within {} s",
                     self.timeout.as_secs()
@@ -152,8 +264,26 @@ impl Rest {
             cause = next;
         }
         StoreError::Unreachable {
-            url: self.base.clone(),
+            url: base.to_string(),
             message: cause.to_string(),
         }
     }
+}
+
+/// Whether another node may answer what this one could not: it could not
+/// be connected to, or it dropped the connection. A timeout of an open
+/// connection is not: the node is alive and busy, and the request may be
+/// slow anywhere.
+fn failed_over(e: &reqwest::Error) -> bool {
+    e.is_connect() || (!e.is_timeout() && (e.is_request() || e.is_body()))
+}
+
+/// Whether a node's error says that a shard has no live replica: it names
+/// a shard or replica, and the node could not reach it.
+fn shard_down(detail: &str) -> bool {
+    let d = detail.to_ascii_lowercase();
+    (d.contains("shard") || d.contains("replica"))
+        && ["no active", "dead", "unavailable", "not available", "transport", "connect"]
+            .iter()
+            .any(|w| d.contains(w))
 }

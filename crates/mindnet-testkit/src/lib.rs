@@ -264,6 +264,60 @@ impl Cluster {
         }
         panic!("the cluster did not form with {count} peers in 60 s");
     }
+
+    /// The node that is the raft leader now, as a live node sees it.
+    pub fn leader(&self) -> Option<usize> {
+        let cluster = |n: &Node| -> Option<serde_json::Value> {
+            reqwest::blocking::get(format!("{}/cluster", n.url()))
+                .ok()?
+                .json::<serde_json::Value>()
+                .ok()
+        };
+        let live: Vec<(usize, serde_json::Value)> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.child.is_some())
+            .filter_map(|(i, n)| Some((i, cluster(n)?)))
+            .collect();
+        let leader = live
+            .iter()
+            .find_map(|(_, v)| v["result"]["raft_info"]["leader"].as_u64())?;
+        live.iter()
+            .find(|(_, v)| v["result"]["peer_id"].as_u64() == Some(leader))
+            .map(|(i, _)| *i)
+    }
+
+    /// Waits until every replica of every shard of `collection` is active
+    /// again, as `node` sees it (after a node came back).
+    pub fn wait_active(&self, node: usize, collection: &str, replicas: usize) {
+        let url = format!("{}/collections/{collection}/cluster", self.nodes[node].url());
+        let started = Instant::now();
+        loop {
+            let states: Vec<String> = reqwest::blocking::get(&url)
+                .ok()
+                .and_then(|r| r.json::<serde_json::Value>().ok())
+                .map(|c| {
+                    let r = &c["result"];
+                    r["local_shards"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .chain(r["remote_shards"].as_array().into_iter().flatten())
+                        .filter_map(|s| s["state"].as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if states.len() == replicas && states.iter().all(|s| s == "Active") {
+                return;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "{collection}: replicas not active again: {states:?}"
+            );
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
 }
 
 /// The deterministic embedder of fast tests of logic (`words:<dim>`).

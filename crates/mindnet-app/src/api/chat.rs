@@ -7,9 +7,13 @@ use utoipa::ToSchema;
 
 /// Sources of a chat answer unless `k` says otherwise.
 pub const CHAT_K: usize = 6;
-/// Sessions kept in memory at once, and turns kept per session.
+/// Sessions kept at once (files in `<data>/chat/`), turns kept per
+/// session, and the largest session file: the oldest go first.
 pub const MAX_SESSIONS: usize = 256;
 pub const MAX_TURNS: usize = 40;
+pub const MAX_SESSION_BYTES: usize = 256 * 1024;
+/// A session untouched this long is forgotten (a week).
+pub const SESSION_TTL: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

@@ -5,21 +5,24 @@
 //! with the configured LLM. Every answer says its route, its mode and its
 //! sources; every `[n]` points to a note, a section and a chunk.
 //!
-//! Sessions live in memory (a bounded number, a bounded history each): a
-//! restart forgets conversations, never notes.
+//! Sessions are files in the data dir (a bounded number, a bounded history
+//! each, a week's expiry): a restart keeps conversations and interviews.
 //!
 //! `routing.rs` chooses the strategy, `interview.rs` drafts notes, `rag.rs`
-//! retrieves and answers, `judge.rs` lends the LLM to smart edges.
+//! retrieves and answers, `judge.rs` lends the LLM to smart edges,
+//! `sessions.rs` keeps the conversations.
 
 mod interview;
 mod judge;
 mod rag;
 mod routing;
+mod sessions;
 
 use interview::interview_strategy;
 use judge::LlmJudge;
 use rag::citations;
 pub(crate) use routing::{centroid_route, centroids};
+use sessions::{Session, Sessions, Turn};
 
 use crate::api::*;
 use crate::settings::LlmSetting;
@@ -34,8 +37,7 @@ use mindnet_chat::{ChatMessage, Llm, LlmRequest, Priority, PromptStore, Role};
 use mindnet_embed::Embedder;
 use mindnet_index::{LinkCandidate, LinkJudge};
 use mindnet_retrieve::causal::{DecisionEngine, Strategy};
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 /// The longest message taken, in bytes.
@@ -49,26 +51,7 @@ pub(crate) struct ChatServices {
     prompts: PromptStore,
     llm: Result<Option<Arc<Llm>>, String>,
     centroids: OnceLock<Result<Centroids, String>>,
-    sessions: Mutex<Sessions>,
-}
-
-#[derive(Default)]
-struct Sessions {
-    map: HashMap<String, Session>,
-    /// Least recently used first.
-    order: VecDeque<String>,
-}
-
-#[derive(Debug, Clone, Default)]
-struct Session {
-    turns: Vec<Turn>,
-    interview: Option<Interview>,
-}
-
-#[derive(Debug, Clone)]
-struct Turn {
-    user: String,
-    answer: String,
+    sessions: Sessions,
 }
 
 impl ChatServices {
@@ -84,7 +67,7 @@ impl ChatServices {
             prompts: PromptStore::new(settings.files.prompts.clone()),
             llm,
             centroids: OnceLock::new(),
-            sessions: Mutex::new(Sessions::default()),
+            sessions: Sessions::new(&settings.data),
         }
     }
 
@@ -101,31 +84,6 @@ impl ChatServices {
         }))
     }
 
-    /// The session of `id` (a new one when unknown or not given).
-    fn take_session(&self, id: Option<&str>) -> (String, Session) {
-        // The id was checked with the request (`check_chat`).
-        let id = id.map_or_else(mindnet_retrieve::random_uuid, str::to_string);
-        let mut s = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
-        let session = s.map.remove(&id).unwrap_or_default();
-        s.order.retain(|x| x != &id);
-        (id, session)
-    }
-
-    fn keep_session(&self, id: String, mut session: Session) {
-        if session.turns.len() > MAX_TURNS {
-            let excess = session.turns.len() - MAX_TURNS;
-            session.turns.drain(..excess);
-        }
-        let mut s = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
-        while s.map.len() >= MAX_SESSIONS {
-            let Some(old) = s.order.pop_front() else {
-                break;
-            };
-            s.map.remove(&old);
-        }
-        s.order.push_back(id.clone());
-        s.map.insert(id, session);
-    }
 }
 
 /// What every answer carries, gathered while it is made.
@@ -211,7 +169,7 @@ impl Workspace {
             }
             self.chat.llm()
         };
-        let (session_id, mut session) = self.chat.take_session(req.session.as_deref());
+        let (session_id, mut session) = self.chat.sessions.take(req.session.as_deref());
         let sid = session_id.clone();
         let mut sink = |e: ChatEvent| match e {
             ChatEvent::Meta(mut m) => {
@@ -234,7 +192,9 @@ impl Workspace {
         let answer = match result {
             Ok(a) => a,
             Err(e) => {
-                self.chat.keep_session(session_id, session);
+                if let Err(w) = self.chat.sessions.keep(&session_id, session) {
+                    tracing::warn!("{w}");
+                }
                 return Err(e);
             }
         };
@@ -242,7 +202,9 @@ impl Workspace {
             user: message.to_string(),
             answer: answer.text.clone(),
         });
-        self.chat.keep_session(session_id.clone(), session);
+        if let Err(w) = self.chat.sessions.keep(&session_id, session) {
+            warnings.push(w);
+        }
         let citations = citations(&answer.text, &answer.sources);
         let response = ChatResponse {
             query_id: answer.query_id,
