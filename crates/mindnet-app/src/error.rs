@@ -137,7 +137,7 @@ impl From<mindnet_store::StoreError> for AppError {
             | S::Format { .. } => ErrorCode::Conflict,
             S::Dimension { .. } => ErrorCode::Unprocessable,
             // Nothing was written; it works again once space is freed.
-            S::Unreachable { .. } | S::ShardDown { .. } | S::DiskFull { .. } => {
+            S::Unreachable { .. } | S::Degraded { .. } | S::DiskFull { .. } => {
                 ErrorCode::Unavailable
             }
             S::Io { .. }

@@ -79,10 +79,11 @@ pub fn run(args: IndexingBench) -> Result<ExitCode> {
         .map_err(|e| anyhow::anyhow!(e.message))?;
     println!(
         "imported {} notes in {:.0} s",
-        report.notes,
+        report.summary.notes,
         t.elapsed().as_secs_f64()
     );
-    let ws = Workspace::open(settings, OpenMode::Existing).map_err(|e| anyhow::anyhow!(e.message))?;
+    let ws =
+        Workspace::open(settings, OpenMode::Existing).map_err(|e| anyhow::anyhow!(e.message))?;
     let http = reqwest::blocking::Client::new();
     let window = Instant::now();
     let (mut during, mut after) = (Vec::new(), Vec::new());

@@ -273,6 +273,88 @@ fn foreign_hosts_and_origins_are_refused_and_tokens_checked() {
     assert_eq!(st, 200);
 }
 
+/// The headers a browser needs, on the answer to `request` (raw HTTP).
+fn assert_browser_headers(addr: &str, request: &str, asset: bool) {
+    let (status, answer) = raw(addr, request);
+    let head = answer
+        .split("\r\n\r\n")
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let line = request.lines().next().unwrap_or("");
+    assert!(status > 0, "{line}: no answer");
+    assert!(
+        head.contains("\r\nx-content-type-options: nosniff"),
+        "{line}: {head}"
+    );
+    assert!(head.contains("frame-ancestors 'none'"), "{line}: {head}");
+    assert!(head.contains("\r\nx-frame-options: deny"), "{line}: {head}");
+    if !asset {
+        assert!(
+            head.contains("\r\ncache-control: no-store"),
+            "{line}: {head}"
+        );
+    }
+}
+
+#[test]
+fn every_route_answers_with_the_headers_a_browser_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&demo_vault(), dir.path());
+    import_m3(dir.path());
+    let s = Server::start(dir.path(), &["--token", "s3cret", "--no-watch"]);
+    s.wait_ready();
+    let (st, doc) = {
+        let r = reqwest::blocking::get(s.url("/openapi.json")).unwrap();
+        (r.status().as_u16(), r.json::<Value>().unwrap())
+    };
+    assert_eq!(st, 200);
+    let request = |method: &str, path: &str, auth: bool, body: &str| {
+        format!(
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\n{}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            s.addr,
+            if auth {
+                "Authorization: Bearer s3cret\r\n"
+            } else {
+                ""
+            },
+            body.len()
+        )
+    };
+    // Every route of the API, with the token: a body of the wrong shape
+    // answers 422 before anything runs, the GETs answer their data.
+    let mut routes = 0;
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        let path = path.replace("{id}", "Qdrant").replace("{key}", "Qdrant");
+        for method in ops.as_object().unwrap().keys() {
+            let body = if method == "post" {
+                r#"{"no_such_field": 1}"#
+            } else {
+                ""
+            };
+            let m = method.to_ascii_uppercase();
+            assert_browser_headers(&s.addr, &request(&m, &path, true, body), false);
+            routes += 1;
+        }
+    }
+    assert!(routes >= 17, "{routes} routes");
+    // A query and a note: answers that hold note text.
+    let q = r#"{"text": "Warum habe ich mich für Qdrant entschieden?"}"#;
+    assert_browser_headers(&s.addr, &request("POST", "/query", true, q), false);
+    assert_browser_headers(&s.addr, &request("GET", "/notes/Qdrant", true, ""), false);
+    // Refusals, the UI, the MCP endpoint and what is not there.
+    assert_browser_headers(&s.addr, &request("GET", "/status", false, ""), false);
+    assert_browser_headers(&s.addr, &request("GET", "/nowhere", true, ""), false);
+    // A body over the limit is refused by its length, before it is sent.
+    let big =
+        request("POST", "/query", true, "").replace("Content-Length: 0", "Content-Length: 2097152");
+    assert_browser_headers(&s.addr, &big, false);
+    assert_browser_headers(&s.addr, &request("POST", "/mcp", true, "{}"), false);
+    for asset in ["/", "/ui/app.js", "/ui/app.css"] {
+        assert_browser_headers(&s.addr, &request("GET", asset, false, ""), true);
+    }
+}
+
 #[test]
 fn a_public_address_without_a_token_is_refused_at_start() {
     let dir = tempfile::tempdir().unwrap();

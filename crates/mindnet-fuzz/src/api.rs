@@ -13,7 +13,7 @@
 //! small.
 
 use mindnet_app::api::*;
-use mindnet_app::{AppError, ErrorCode, OpenMode, Settings, SettingsInput, Workspace};
+use mindnet_app::{OpenMode, Settings, SettingsInput, Workspace};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
 
@@ -76,14 +76,6 @@ fn copy_dir(from: &Path, to: &Path) {
 /// for the time it takes.
 pub fn warm_up() {
     LazyLock::force(&FIXTURE);
-}
-
-pub(crate) fn client_error(e: &AppError) {
-    assert!(
-        e.code != ErrorCode::Internal,
-        "a request ended in an internal error: {}",
-        e.message
-    );
 }
 
 /// After every input: nothing beside the vault, and every note the input

@@ -52,7 +52,9 @@ static ROUTES: LazyLock<Vec<Target>> = LazyLock::new(|| {
         (false, "/mcp"),
         (false, "/no/such/route"),
     ];
-    routes.0.extend(fixed.map(|(post, path)| Target { post, path }));
+    routes
+        .0
+        .extend(fixed.map(|(post, path)| Target { post, path }));
     routes.0
 });
 
@@ -99,7 +101,8 @@ pub fn http(data: &[u8]) {
         None => (&[][..], rest),
     };
     // Fixing notes for real would change the vault under later inputs.
-    if route.path == "/lint/fix" && serde_json::from_slice::<FixRequest>(body).is_ok_and(|r| r.write)
+    if route.path == "/lint/fix"
+        && serde_json::from_slice::<FixRequest>(body).is_ok_and(|r| r.write)
     {
         return;
     }
@@ -140,7 +143,11 @@ pub fn http(data: &[u8]) {
     };
     let f = &*FIXTURE;
     f.runtime.block_on(async {
-        let resp = ROUTER.clone().oneshot(req).await.expect("the router answers");
+        let resp = ROUTER
+            .clone()
+            .oneshot(req)
+            .await
+            .expect("the router answers");
         let (parts, body) = resp.into_parts();
         let h = &parts.headers;
         // An event stream (an MCP session's) stays open; the rest is read.
@@ -149,7 +156,10 @@ pub fn http(data: &[u8]) {
             .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
         let text = match stream {
             true => Vec::new(),
-            false => axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default().to_vec(),
+            false => axum::body::to_bytes(body, usize::MAX)
+                .await
+                .unwrap_or_default()
+                .to_vec(),
         };
         let method = if post { "POST" } else { "GET" };
         assert!(

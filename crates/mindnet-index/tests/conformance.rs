@@ -447,7 +447,11 @@ fn server_errors_are_clear() {
     )
     .err()
     .expect("a second address without scheme");
-    assert!(err.to_string().contains("localhost:6333: not an http(s) URL"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("localhost:6333: not an http(s) URL"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -160,10 +160,12 @@ pub async fn health(State(s): Shared) -> Json<HealthResponse> {
     })
 }
 
-/// `GET /ready`: 200 once the index is open and every operation answers,
-/// 503 while it opens (or when it could not be opened). `/health` says the
-/// process lives; this says whether to send it work (a load balancer's
-/// readiness probe, a client that has just started the server).
+/// Whether the server takes work: 200 once the index is open, else 503.
+///
+/// `/health` says the process lives (200 from the first moment); this says
+/// whether every operation answers: a load balancer's readiness probe, or
+/// a client that has just started the server. 503 while the index opens,
+/// or when it could not be opened.
 #[utoipa::path(get, path = "/ready", responses(
     (status = 200, body = HealthResponse), (status = 503, body = ErrorBody)))]
 pub async fn ready(State(s): Shared) -> Answer<HealthResponse> {

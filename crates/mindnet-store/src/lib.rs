@@ -106,12 +106,13 @@ pub enum StoreError {
     Unreachable { url: String, message: String },
     #[error("Qdrant at {url}: {message}")]
     Server { url: String, message: String },
-    /// A node answers, but a shard the request needs has no live replica
-    /// (more nodes down than the replication factor allows).
+    /// The nodes answer, but none can serve the request now: a shard it
+    /// needs has no live replica (more nodes down than the replication
+    /// factor allows), or the cluster is electing a leader.
     #[error(
-        "the Qdrant cluster at {url} cannot answer for a shard now: {message}; a node holding it is down, and the request answers again once a replica is back"
+        "the Qdrant cluster at {url} cannot serve this now: {message}; a node is down or the cluster is electing a leader; it answers again once a replica of every shard is back"
     )]
-    ShardDown { url: String, message: String },
+    Degraded { url: String, message: String },
     #[error(
         "the collections `{prefix}_*` at {url} were built with the embedding model `{stored}` ({stored_dim} dimensions), not `{requested}` ({requested_dim}); re-import with `mindnet import --embedder {stored}`, or set another COLLECTION_PREFIX"
     )]

@@ -81,7 +81,9 @@ fn addresses(url: &str) -> Result<Vec<String>, StoreError> {
     if bases.is_empty() {
         return Err(StoreError::Server {
             url: url.to_string(),
-            message: "no address given; the Qdrant REST port is usually 6333 (http://localhost:6333)".into(),
+            message:
+                "no address given; the Qdrant REST port is usually 6333 (http://localhost:6333)"
+                    .into(),
         });
     }
     for base in &bases {
@@ -149,8 +151,8 @@ impl Rest {
         self.result(&Method::PUT, path, status, value).map(|_| ())
     }
 
-    /// Sends to the current node; one that cannot be reached is passed
-    /// over and the next is tried. Every request of the store may be sent
+    /// Sends to the current node; one that cannot be reached, or answers
+    /// with a server error, is passed over and the next is tried. Every request of the store may be sent
     /// twice: reads, upserts of fixed ids, deletes by filter and the lease's
     /// conditional upsert all come out the same.
     fn send(
@@ -159,24 +161,34 @@ impl Rest {
         path: &str,
         body: Option<&Value>,
     ) -> Result<(StatusCode, Value), StoreError> {
-        let mut last = None;
+        let mut last = Err(StoreError::Unreachable {
+            url: self.url().to_string(),
+            message: "no address".into(),
+        });
         for i in self.nodes.order() {
             match self.send_to(i, method, path, body) {
+                // A node that is up but cannot serve this now (it is still
+                // recovering a shard, or waited for a consensus that did not
+                // come): another may; if none can, its answer stands.
+                Ok((status, value)) if status.is_server_error() => {
+                    self.nodes.failed(i);
+                    last = Ok((status, value));
+                }
                 Ok(answer) => {
                     self.nodes.answered(i);
                     return Ok(answer);
                 }
                 Err(e) if failed_over(&e) => {
                     self.nodes.failed(i);
-                    last = Some(self.transport(&self.nodes.bases[i], method, path, &e));
+                    // A live node's answer says more than a dead one's silence.
+                    if last.is_err() {
+                        last = Err(self.transport(&self.nodes.bases[i], method, path, &e));
+                    }
                 }
                 Err(e) => return Err(self.transport(&self.nodes.bases[i], method, path, &e)),
             }
         }
-        Err(last.unwrap_or_else(|| StoreError::Unreachable {
-            url: self.url().to_string(),
-            message: "no address".into(),
-        }))
+        last
     }
 
     fn send_to(
@@ -216,10 +228,11 @@ impl Rest {
                 .unwrap_or("no detail")
                 .trim()
                 .to_string();
-            if status.is_server_error() && shard_down(&detail) {
-                return Err(StoreError::ShardDown {
+            if status.is_server_error() && degraded(&detail) {
+                let first_line = detail.lines().next().unwrap_or_default();
+                return Err(StoreError::Degraded {
                     url: self.url().to_string(),
-                    message: format!("{method} {path}: {detail}"),
+                    message: format!("{method} {path}: {} ({first_line})", self.shards_down(path)),
                 });
             }
             let hint = match status.as_u16() {
@@ -232,6 +245,53 @@ impl Rest {
             });
         }
         Ok(value["result"].take())
+    }
+
+    /// Which shards of the collection in `path` have no active replica,
+    /// as the cluster tells (it marks a replica dead once a write to it
+    /// failed; until then, only that some shard is unreachable is known).
+    fn shards_down(&self, path: &str) -> String {
+        let Some(collection) = path
+            .strip_prefix("/collections/")
+            .and_then(|r| r.split(['/', '?']).next())
+        else {
+            return "a shard has no live replica".into();
+        };
+        let some = format!("a shard of `{collection}` has no live replica");
+        let Ok((status, mut info)) = self.send(
+            &Method::GET,
+            &format!("/collections/{collection}/cluster"),
+            None,
+        ) else {
+            return some;
+        };
+        if !status.is_success() {
+            return some;
+        }
+        let info = info["result"].take();
+        let mut active: std::collections::BTreeMap<u64, bool> = Default::default();
+        for replica in ["local_shards", "remote_shards"]
+            .iter()
+            .filter_map(|k| info[*k].as_array())
+            .flatten()
+        {
+            if let Some(id) = replica["shard_id"].as_u64() {
+                *active.entry(id).or_default() |= replica["state"] == "Active";
+            }
+        }
+        let down: Vec<String> = active
+            .iter()
+            .filter(|(_, up)| !**up)
+            .map(|(id, _)| id.to_string())
+            .collect();
+        match down.len() {
+            0 => some,
+            1 => format!("shard {} of `{collection}` has no active replica", down[0]),
+            _ => format!(
+                "shards {} of `{collection}` have no active replica",
+                down.join(", ")
+            ),
+        }
     }
 
     /// The `result` of a request whose target must exist.
@@ -278,12 +338,23 @@ fn failed_over(e: &reqwest::Error) -> bool {
     e.is_connect() || (!e.is_timeout() && (e.is_request() || e.is_body()))
 }
 
-/// Whether a node's error says that a shard has no live replica: it names
-/// a shard or replica, and the node could not reach it.
-fn shard_down(detail: &str) -> bool {
+/// Whether a node's error says that the cluster cannot serve the request
+/// for now: a shard without a live replica (or one the node is still
+/// recovering), or a consensus that did not come (a leader election).
+fn degraded(detail: &str) -> bool {
     let d = detail.to_ascii_lowercase();
-    (d.contains("shard") || d.contains("replica"))
-        && ["no active", "dead", "unavailable", "not available", "transport", "connect"]
-            .iter()
-            .any(|w| d.contains(w))
+    let shard = (d.contains("shard") || d.contains("replica"))
+        && [
+            "no active",
+            "dead",
+            "not found",
+            "unavailable",
+            "not available",
+            "transport",
+            "connect",
+        ]
+        .iter()
+        .any(|w| d.contains(w));
+    let unreachable = d.contains("operations failed") && d.contains("unavailable");
+    shard || unreachable || d.contains("consensus")
 }

@@ -121,10 +121,10 @@ impl Node {
             .env("QDRANT__STORAGE__STORAGE_PATH", dir.join("storage"))
             .env("QDRANT__STORAGE__SNAPSHOTS_PATH", dir.join("snapshots"))
             .env("QDRANT__TELEMETRY_DISABLED", "true")
-            .env("QDRANT__LOG_LEVEL", "WARN")
+            .env("QDRANT__LOG_LEVEL", "INFO")
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .stdout(self.log())
+            .stderr(self.log());
         let me = format!("http://127.0.0.1:{}", self.p2p_port);
         match &self.cluster {
             None => {}
@@ -145,7 +145,9 @@ impl Node {
     fn wait_ready(&self) {
         let http = reqwest::blocking::Client::new();
         let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(30) {
+        // A cluster node that comes back is ready once it has caught up
+        // with the consensus: under writes, that can take a while.
+        while started.elapsed() < Duration::from_secs(120) {
             if http
                 .get(format!("{}/readyz", self.url()))
                 .send()
@@ -155,7 +157,23 @@ impl Node {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        panic!("qdrant on port {} not ready after 30 s", self.http_port);
+        let log = std::fs::read_to_string(self.dir.path().join("qdrant.log")).unwrap_or_default();
+        let tail: Vec<&str> = log.lines().rev().take(20).collect();
+        panic!(
+            "qdrant on port {} not ready after 120 s; its log ends:\n{}",
+            self.http_port,
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        );
+    }
+
+    /// The node's output, appended to `qdrant.log` in its folder (shown
+    /// when it does not come up).
+    fn log(&self) -> Stdio {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.path().join("qdrant.log"))
+            .map_or_else(|_| Stdio::null(), Stdio::from)
     }
 
     /// SIGKILL: the node is gone at once, as in a crash.
@@ -291,7 +309,10 @@ impl Cluster {
     /// Waits until every replica of every shard of `collection` is active
     /// again, as `node` sees it (after a node came back).
     pub fn wait_active(&self, node: usize, collection: &str, replicas: usize) {
-        let url = format!("{}/collections/{collection}/cluster", self.nodes[node].url());
+        let url = format!(
+            "{}/collections/{collection}/cluster",
+            self.nodes[node].url()
+        );
         let started = Instant::now();
         loop {
             let states: Vec<String> = reqwest::blocking::get(&url)

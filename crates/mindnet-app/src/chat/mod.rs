@@ -83,7 +83,6 @@ impl ChatServices {
             prompts: self.prompts.current().prompts,
         }))
     }
-
 }
 
 /// What every answer carries, gathered while it is made.

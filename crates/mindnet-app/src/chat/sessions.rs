@@ -75,8 +75,13 @@ impl Sessions {
         }
         let file = self.file(id);
         std::fs::create_dir_all(&self.dir)
-            .and_then(|()| mindnet_core::write_atomically(&file, &bytes))
-            .map_err(|e| format!("the chat session could not be saved in {}: {e}", file.display()))?;
+            .and_then(|()| mindnet_core::file::write_atomically(&file, &bytes))
+            .map_err(|e| {
+                format!(
+                    "the chat session could not be saved in {}: {e}",
+                    file.display()
+                )
+            })?;
         self.prune();
         Ok(())
     }
@@ -120,9 +125,7 @@ fn modified(path: &Path) -> SystemTime {
 }
 
 fn expired(path: &Path) -> bool {
-    modified(path)
-        .elapsed()
-        .is_ok_and(|age| age > SESSION_TTL)
+    modified(path).elapsed().is_ok_and(|age| age > SESSION_TTL)
 }
 
 #[cfg(test)]
@@ -164,7 +167,10 @@ mod tests {
     }
 
     fn touch(s: &Sessions, id: &str, t: SystemTime) {
-        let f = std::fs::File::options().write(true).open(s.file(id)).unwrap();
+        let f = std::fs::File::options()
+            .write(true)
+            .open(s.file(id))
+            .unwrap();
         f.set_modified(t).unwrap();
     }
 
@@ -191,7 +197,11 @@ mod tests {
         let mut session = Session::default();
         session.turns.push(turn(1, 5));
         s.keep("old", session).unwrap();
-        touch(&s, "old", SystemTime::now() - SESSION_TTL - std::time::Duration::from_secs(60));
+        touch(
+            &s,
+            "old",
+            SystemTime::now() - SESSION_TTL - std::time::Duration::from_secs(60),
+        );
         assert!(s.take(Some("old")).1.turns.is_empty());
     }
 }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// The built-in vocabulary, `config/edge_vocabulary.yaml` at build time.
-pub const DEFAULT_YAML: &str = include_str!("../../../config/edge_vocabulary.yaml");
+pub const DEFAULT_YAML: &str = include_str!("../../../../config/edge_vocabulary.yaml");
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

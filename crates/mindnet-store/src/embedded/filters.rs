@@ -38,7 +38,7 @@ pub(super) fn any_filter(field: &str, values: &[String]) -> Filter {
 
 /// Edges with any of these values in `field`, of none of the `left_out`
 /// kinds (`kind` is indexed, so they are never read).
-pub(super) fn edge_filter(field: &str, values: &[String], left_out: &[String]) -> Filter {
+pub(crate) fn edge_filter(field: &str, values: &[String], left_out: &[String]) -> Filter {
     Filter {
         must: Some(vec![any_of(field, values)]),
         must_not: (!left_out.is_empty()).then(|| vec![any_of("kind", left_out)]),

@@ -7,11 +7,11 @@
 
 use crate::catalog::built_once;
 use crate::commit::{self, Kept, Point, Writer};
+use crate::filter::edges_by;
 use crate::meta::{self, ModelInfo, StoreMeta, io, write_durably};
 use crate::payload::{
     self, BM25, BOOL_FIELDS, CHUNKS, COLLECTIONS, DENSE, EDGES, NOTE_STATE_FIELDS, NOTES, decode,
 };
-use crate::filter::edges_by;
 use crate::search::EmbeddedFilters;
 use crate::space;
 use crate::{
