@@ -172,6 +172,48 @@ fn answers_stream_with_route_mode_sources_and_citations() {
 }
 
 #[test]
+fn a_conversation_and_a_half_done_interview_survive_a_restart_of_the_server() {
+    let (dir, s) = served();
+    let (_, r) = s.post(
+        "/chat",
+        &json!({"message": "Neue Entscheidung festhalten: Umzug nach Köln"}),
+    );
+    let interview = r["session"].as_str().unwrap().to_string();
+    let (_, r) = s.post(
+        "/chat",
+        &json!({"message": "Die Wohnung wurde zu klein.", "session": interview}),
+    );
+    assert!(r["answer"].as_str().unwrap().contains("2 von 5"), "{r}");
+    let (_, q) = s.post(
+        "/chat",
+        &json!({"message": "Warum habe ich mich für Qdrant entschieden?", "session": "frage-1"}),
+    );
+    assert_eq!(q["session"], "frage-1");
+    assert!(s.stop().success());
+    let files: Vec<_> = std::fs::read_dir(dir.path().join(".mindnet/chat"))
+        .unwrap()
+        .collect();
+    assert_eq!(files.len(), 2, "one file per session");
+
+    let s = Server::start(dir.path(), &[]);
+    s.wait_ready();
+    // The interview goes on where it was: the third question.
+    let (st, r) = s.post(
+        "/chat",
+        &json!({"message": "Wir ziehen nach Köln.", "session": interview}),
+    );
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(r["strategy"], "interview", "{r}");
+    assert!(r["answer"].as_str().unwrap().contains("3 von 5"), "{r}");
+    let (st, r) = s.post(
+        "/chat",
+        &json!({"message": "Was war die Alternative?", "session": "frage-1"}),
+    );
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(r["session"], "frage-1");
+}
+
+#[test]
 fn an_interview_asks_the_schema_and_its_draft_is_saved_and_indexed() {
     let (dir, s) = served();
     let (_, r) = s.post(

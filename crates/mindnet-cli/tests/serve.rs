@@ -25,7 +25,9 @@ fn served_vault() -> (tempfile::TempDir, Server) {
 fn raw(addr: &str, request: &str) -> (u16, String) {
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    s.write_all(request.as_bytes()).unwrap();
+    // A server may answer and close before it read everything (a body
+    // over the limit): what it answered is read all the same.
+    let _ = s.write_all(request.as_bytes());
     let mut out = String::new();
     let _ = s.read_to_string(&mut out);
     let status = out
@@ -305,7 +307,11 @@ fn every_route_answers_with_the_headers_a_browser_needs() {
     let s = Server::start(dir.path(), &["--token", "s3cret", "--no-watch"]);
     s.wait_ready();
     let (st, doc) = {
-        let r = reqwest::blocking::get(s.url("/openapi.json")).unwrap();
+        let r = reqwest::blocking::Client::new()
+            .get(s.url("/openapi.json"))
+            .bearer_auth("s3cret")
+            .send()
+            .unwrap();
         (r.status().as_u16(), r.json::<Value>().unwrap())
     };
     assert_eq!(st, 200);
@@ -345,10 +351,8 @@ fn every_route_answers_with_the_headers_a_browser_needs() {
     // Refusals, the UI, the MCP endpoint and what is not there.
     assert_browser_headers(&s.addr, &request("GET", "/status", false, ""), false);
     assert_browser_headers(&s.addr, &request("GET", "/nowhere", true, ""), false);
-    // A body over the limit is refused by its length, before it is sent.
-    let big =
-        request("POST", "/query", true, "").replace("Content-Length: 0", "Content-Length: 2097152");
-    assert_browser_headers(&s.addr, &big, false);
+    let big = format!(r#"{{"text": "{}"}}"#, "x".repeat(3 << 19));
+    assert_browser_headers(&s.addr, &request("POST", "/query", true, &big), false);
     assert_browser_headers(&s.addr, &request("POST", "/mcp", true, "{}"), false);
     for asset in ["/", "/ui/app.js", "/ui/app.css"] {
         assert_browser_headers(&s.addr, &request("GET", asset, false, ""), true);
