@@ -360,6 +360,36 @@ fn every_route_answers_with_the_headers_a_browser_needs() {
 }
 
 #[test]
+fn ready_is_503_until_the_index_has_opened_and_health_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&demo_vault(), dir.path());
+    import_m3(dir.path());
+    let s = Server::start(dir.path(), &["--no-watch"]);
+    // From the first moment /health answers 200 and says whether the index
+    // is open; /ready is 503 until it is, 200 after. (Asked first: the
+    // index only ever goes from opening to open.)
+    let started = Instant::now();
+    let mut waited = 0;
+    loop {
+        let (ready, body) = s.get("/ready");
+        let (health_status, health) = s.get("/health");
+        assert_eq!(health_status, 200);
+        if ready == 200 {
+            assert_eq!(health["status"], "ok", "{health}");
+            break;
+        }
+        assert_eq!((ready, body["error"]["code"].as_str()), (503, Some("unavailable")), "{body}");
+        assert!(["opening", "ok"].contains(&health["status"].as_str().unwrap_or("")), "{health}");
+        waited += 1;
+        assert!(started.elapsed() < Duration::from_secs(120), "never ready");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    println!("/ready was 503 {waited} times before the index opened");
+    let (ready, body) = s.get("/ready");
+    assert_eq!((ready, body["status"].as_str()), (200, Some("ok")));
+}
+
+#[test]
 fn a_public_address_without_a_token_is_refused_at_start() {
     let dir = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_mindnet"))

@@ -163,13 +163,18 @@ impl Server {
         format!("http://{}{path}", self.addr)
     }
 
-    /// Waits until `/health` says `ok` (the index is open and warm).
+    /// Waits until `/ready` says 200 (the index is open and warm), and
+    /// checks that `/health` agrees.
     pub fn wait_ready(&self) {
         let started = std::time::Instant::now();
         loop {
-            if let Ok(r) = reqwest::blocking::get(self.url("/health"))
-                && r.json::<Value>().is_ok_and(|v| v["status"] == "ok")
+            if let Ok(r) = reqwest::blocking::get(self.url("/ready"))
+                && r.status() == 200
             {
+                let health: Value = reqwest::blocking::get(self.url("/health"))
+                    .and_then(|r| r.json())
+                    .unwrap_or_default();
+                assert_eq!(health["status"], "ok", "ready, but /health says {health}");
                 return;
             }
             assert!(
