@@ -44,7 +44,7 @@ fn fenced(text: &str, repairs: &mut Vec<String>) -> String {
         }
     }
     if !found {
-        return text.trim().to_string();
+        return without_blank_edges(text).to_string();
     }
     let mut closed = false;
     for line in lines {
@@ -57,7 +57,7 @@ fn fenced(text: &str, repairs: &mut Vec<String>) -> String {
     if !closed {
         repairs.push("the code block had no closing ```".into());
     }
-    inside.join("\n").trim().to_string()
+    without_blank_edges(&inside.join("\n")).to_string()
 }
 
 /// A line that reads as one YAML entry (`key: value` or a list item).
@@ -210,13 +210,20 @@ pub fn heal(text: &str) -> Healed {
     }
     let title = front.get("title").map(text_of).filter(|t| !t.is_empty());
     let note_type = front.get("type").map(text_of).filter(|t| !t.is_empty());
+    let body = body_parts.join("\n\n");
+    let body = body.trim_end();
     let mut markdown = String::new();
     if !front.is_empty() {
         markdown.push_str("---\n");
         markdown.push_str(&serde_yaml_ng::to_string(&Value::Mapping(front)).unwrap_or_default());
         markdown.push_str("---\n");
+    } else if fenced(body, &mut Vec::new()) != without_blank_edges(body) {
+        // A body that a second healing would read as a wrapped draft (a
+        // code block after lines of text): an empty frontmatter marks
+        // where the draft begins, so healing it again changes nothing.
+        markdown.push_str("---\n---\n");
     }
-    markdown.push_str(&body_parts.join("\n\n"));
+    markdown.push_str(body);
     markdown.push('\n');
     Healed {
         markdown,

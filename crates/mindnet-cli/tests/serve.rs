@@ -378,8 +378,15 @@ fn ready_is_503_until_the_index_has_opened_and_health_agrees() {
             assert_eq!(health["status"], "ok", "{health}");
             break;
         }
-        assert_eq!((ready, body["error"]["code"].as_str()), (503, Some("unavailable")), "{body}");
-        assert!(["opening", "ok"].contains(&health["status"].as_str().unwrap_or("")), "{health}");
+        assert_eq!(
+            (ready, body["error"]["code"].as_str()),
+            (503, Some("unavailable")),
+            "{body}"
+        );
+        assert!(
+            ["opening", "ok"].contains(&health["status"].as_str().unwrap_or("")),
+            "{health}"
+        );
         waited += 1;
         assert!(started.elapsed() < Duration::from_secs(120), "never ready");
         std::thread::sleep(Duration::from_millis(5));

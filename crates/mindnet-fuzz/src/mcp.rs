@@ -34,7 +34,13 @@ fn requests(data: &[u8]) -> HashSet<String> {
         .collect();
     let mut ids: HashSet<String> = messages
         .iter()
-        .filter(|m| m["method"].is_string() && (m["id"].is_string() || m["id"].is_number()))
+        .filter(|m| {
+            // Only what JSON-RPC 2.0 calls a request must be answered.
+            m["jsonrpc"] == "2.0"
+                && m["method"].is_string()
+                && (m["id"].is_string() || m["id"].is_i64() || m["id"].is_u64())
+                && (m.get("params").is_none() || m["params"].is_object())
+        })
         .map(|m| m["id"].to_string())
         .collect();
     for m in &messages {
