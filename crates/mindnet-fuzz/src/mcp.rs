@@ -24,28 +24,39 @@ const HELLO: &str = concat!(
 /// any tool on the example vault, so reaching it is a hang.
 const PATIENCE: Duration = Duration::from_secs(20);
 
+/// A JSON-RPC 2.0 request as the protocol layer reads one: a message with a
+/// duplicate field, say, is no request, and goes unanswered there.
+#[derive(serde::Deserialize)]
+struct Request {
+    jsonrpc: String,
+    /// None in a notification.
+    #[serde(default)]
+    id: Value,
+    method: String,
+    #[serde(default)]
+    params: Option<serde_json::Map<String, Value>>,
+}
+
 /// The ids of the requests among the lines: what the server must answer
 /// before the session may end (an end of input cancels what still runs).
 /// A request the input cancels needs no answer.
 fn requests(data: &[u8]) -> HashSet<String> {
-    let messages: Vec<Value> = data
-        .split(|&b| b == b'\n')
-        .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+    let lines = data.split(|&b| b == b'\n');
+    let messages: Vec<Request> = lines
+        .filter_map(|l| serde_json::from_slice::<Request>(l).ok())
+        .filter(|r| r.jsonrpc == "2.0")
         .collect();
     let mut ids: HashSet<String> = messages
         .iter()
-        .filter(|m| {
-            // Only what JSON-RPC 2.0 calls a request must be answered.
-            m["jsonrpc"] == "2.0"
-                && m["method"].is_string()
-                && (m["id"].is_string() || m["id"].is_i64() || m["id"].is_u64())
-                && (m.get("params").is_none() || m["params"].is_object())
-        })
-        .map(|m| m["id"].to_string())
+        .filter(|r| r.id.is_string() || r.id.is_i64() || r.id.is_u64())
+        .filter(|r| !r.method.starts_with("notifications/"))
+        .map(|r| r.id.to_string())
         .collect();
-    for m in &messages {
-        if m["method"] == "notifications/cancelled" {
-            ids.remove(&m["params"]["requestId"].to_string());
+    for r in &messages {
+        if r.method == "notifications/cancelled"
+            && let Some(id) = r.params.as_ref().and_then(|p| p.get("requestId"))
+        {
+            ids.remove(&id.to_string());
         }
     }
     ids
