@@ -158,6 +158,8 @@ enum Field {
     /// Not frontmatter as mindnet reads it, so it goes into the body, where
     /// nothing is lost; the text says why.
     Move(Value, &'static str),
+    /// A single-value field without a value: nothing to keep or move.
+    Drop,
 }
 
 fn field(key: &str, v: Value, repairs: &mut Vec<String>) -> Field {
@@ -175,6 +177,18 @@ fn field(key: &str, v: Value, repairs: &mut Vec<String>) -> Field {
             Field::Keep(items.remove(0))
         }
         Value::Sequence(_) | Value::Mapping(_) => Field::Move(v, "must be a single value"),
+        Value::Tagged(t) => {
+            repairs.push(format!("`{key}` had a YAML tag; its value was kept"));
+            field(key, t.value, repairs)
+        }
+        Value::Null => {
+            repairs.push(format!("`{key}` had no value; it was left out"));
+            Field::Drop
+        }
+        Value::String(s) if s.trim().is_empty() => {
+            repairs.push(format!("`{key}` was empty; it was left out"));
+            Field::Drop
+        }
         other => Field::Keep(other),
     }
 }
@@ -182,7 +196,10 @@ fn field(key: &str, v: Value, repairs: &mut Vec<String>) -> Field {
 /// Repairs a draft as an LLM or a user wrote it.
 pub fn heal(text: &str) -> Healed {
     let mut repairs = Vec::new();
-    let inner = fenced(text, &mut repairs);
+    // Line ends as Markdown writes them: `lines()` takes one `\r` from a
+    // line end, so a stray one would be lost only on a second healing.
+    let text = text.replace('\r', "");
+    let inner = fenced(&text, &mut repairs);
     let (yaml, body) = split(&inner, &mut repairs);
     let mut spill = Vec::new();
     let map = mapping(&yaml, &mut repairs, &mut spill);
@@ -198,6 +215,7 @@ pub fn heal(text: &str) -> Healed {
                 moved.push(format!("## {key}\n\n{}", text_of(&v)));
                 repairs.push(format!("`{key}` {why}; it was moved into the body"));
             }
+            Field::Drop => {}
         }
     }
     let mut body_parts: Vec<String> = Vec::new();

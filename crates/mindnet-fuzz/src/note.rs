@@ -98,7 +98,8 @@ pub fn draft(data: &[u8]) {
     let split = mindnet_ingest::frontmatter::split(&healed.markdown);
     assert!(
         split.issues.is_empty(),
-        "a healed draft has frontmatter issues: {:?}",
-        split.issues
+        "a healed draft has frontmatter issues: {:?}\n{}",
+        split.issues,
+        healed.markdown
     );
 }
