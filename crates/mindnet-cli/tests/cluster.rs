@@ -269,10 +269,11 @@ fn a_cluster_loses_a_follower_then_its_leader_and_first_address_and_nothing_is_l
     assert!(lost.is_empty(), "acknowledged writes lost: {lost:?}");
     let failed: usize = log.failed.values().map(Vec::len).sum();
     assert_eq!(failed, 0, "queries failed: {:?}", log.failed);
+    // Enough writes went through to mean something, on a slow machine too.
     assert!(
-        log.acked.len() >= 10,
+        log.writes_acked >= 10,
         "too few writes got through: {}",
-        log.acked.len()
+        log.writes_acked
     );
 
     // The final index equals a clean import of the final vault.
