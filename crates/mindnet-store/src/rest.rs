@@ -152,9 +152,10 @@ impl Rest {
     }
 
     /// Sends to the current node; one that cannot be reached, or answers
-    /// with a server error, is passed over and the next is tried. Every request of the store may be sent
-    /// twice: reads, upserts of fixed ids, deletes by filter and the lease's
-    /// conditional upsert all come out the same.
+    /// with a server error, is passed over and the next is tried. Every
+    /// request of the store may be sent twice: reads, upserts of fixed ids,
+    /// deletes by filter and the lease's conditional upsert all come out
+    /// the same.
     fn send(
         &self,
         method: &Method,
@@ -357,4 +358,51 @@ fn degraded(detail: &str) -> bool {
         .any(|w| d.contains(w));
     let unreachable = d.contains("operations failed") && d.contains("unavailable");
     shard || unreachable || d.contains("consensus")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_of_addresses_and_the_order_they_are_tried_in() {
+        let urls = addresses(" http://a:6333/, http://b:6333 ,,http://c:6333").unwrap();
+        assert_eq!(urls, ["http://a:6333", "http://b:6333", "http://c:6333"]);
+        let err = addresses("http://a:6333,b:6333").unwrap_err().to_string();
+        assert!(err.contains("b:6333: not an http(s) URL"), "{err}");
+        assert!(addresses(" , ").is_err());
+
+        let rest = Rest::new(
+            "http://a:6333,http://b:6333,http://c:6333",
+            None,
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        assert_eq!(rest.url(), "http://a:6333,http://b:6333,http://c:6333");
+        let nodes = &rest.nodes;
+        assert_eq!(nodes.order(), [0, 1, 2]);
+        // A node that failed goes last until it rests no more; the one
+        // that answered comes first.
+        nodes.failed(0);
+        assert_eq!(nodes.order(), [1, 2, 0]);
+        nodes.answered(2);
+        assert_eq!(nodes.order(), [2, 1, 0]);
+        nodes.failed(1);
+        nodes.failed(2);
+        assert_eq!(nodes.order().len(), 3, "all resting: all are still tried");
+    }
+
+    #[test]
+    fn a_cluster_that_cannot_serve_is_told_from_a_broken_request() {
+        assert!(degraded(
+            "Service internal error: 2 of 2 read operations failed: The service is currently unavailable"
+        ));
+        assert!(degraded("Service internal error: Local shard 2 not found"));
+        assert!(degraded(
+            "Waiting for consensus operation commit failed. Timeout set at: 10 seconds"
+        ));
+        assert!(!degraded(
+            "Wrong input: Vector dimension error: expected dim: 384, got 3"
+        ));
+    }
 }
