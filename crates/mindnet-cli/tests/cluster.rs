@@ -12,11 +12,10 @@
 
 mod common;
 
-use common::{Server, copy_dir, demo_vault};
-use mindnet_store::{ServerConfig, ServerStore};
+use common::{Server, copy_dir, demo_vault, server_ids};
 use mindnet_testkit::Cluster;
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -47,15 +46,6 @@ fn import(vault: &Path, data: &Path, urls: &str, prefix: &str) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-fn ids(urls: &str, prefix: &str) -> [BTreeSet<String>; 3] {
-    let store = ServerStore::open_existing(&ServerConfig {
-        prefix: prefix.into(),
-        ..ServerConfig::new(urls)
-    })
-    .unwrap();
-    ["notes", "chunks", "edges"].map(|c| mindnet_store::ids(&store, c).unwrap())
 }
 
 /// What the clients saw, by the phase it happened in.
@@ -278,7 +268,7 @@ fn a_cluster_loses_a_follower_then_its_leader_and_first_address_and_nothing_is_l
 
     // The final index equals a clean import of the final vault.
     import(&vault, &dir.path().join("fresh"), &urls, "fresh");
-    assert_eq!(ids(&urls, "ft"), ids(&urls, "fresh"));
+    assert_eq!(server_ids(&urls, "ft"), server_ids(&urls, "fresh"));
 
     // Two nodes down: some shard has no replica left. A query is a clear
     // 503 that names it, at once, not a hang or a 500.

@@ -13,10 +13,15 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn served_vault() -> (tempfile::TempDir, Server) {
+    served_with(&["--body-limit", "65536"])
+}
+
+/// A copy of the demo vault, imported and served with these flags, ready.
+fn served_with(flags: &[&str]) -> (tempfile::TempDir, Server) {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&demo_vault(), dir.path());
     import_m3(dir.path());
-    let server = Server::start(dir.path(), &["--body-limit", "65536"]);
+    let server = Server::start(dir.path(), flags);
     server.wait_ready();
     (dir, server)
 }
@@ -235,11 +240,7 @@ fn every_endpoint_answers_and_errors_have_codes() {
 
 #[test]
 fn foreign_hosts_and_origins_are_refused_and_tokens_checked() {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&demo_vault(), dir.path());
-    import_m3(dir.path());
-    let s = Server::start(dir.path(), &["--token", "s3cret", "--no-watch"]);
-    s.wait_ready();
+    let (_dir, s) = served_with(&["--token", "s3cret", "--no-watch"]);
     let get = |host: &str, extra: &str| {
         raw(
             &s.addr,
@@ -301,11 +302,7 @@ fn assert_browser_headers(addr: &str, request: &str, asset: bool) {
 
 #[test]
 fn every_route_answers_with_the_headers_a_browser_needs() {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&demo_vault(), dir.path());
-    import_m3(dir.path());
-    let s = Server::start(dir.path(), &["--token", "s3cret", "--no-watch"]);
-    s.wait_ready();
+    let (_dir, s) = served_with(&["--token", "s3cret", "--no-watch"]);
     let (st, doc) = {
         let r = reqwest::blocking::Client::new()
             .get(s.url("/openapi.json"))

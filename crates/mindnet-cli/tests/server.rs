@@ -12,8 +12,7 @@
 
 mod common;
 
-use common::{Server, copy_dir, demo_vault, mindnet};
-use mindnet_store::{ServerConfig, ServerStore};
+use common::{Server, copy_dir, demo_vault, mindnet, server_ids};
 use mindnet_testkit::{Cluster, QdrantServer};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -63,19 +62,6 @@ fn top_notes(json: &str, k: usize) -> Vec<String> {
         .take(k)
         .map(|h| h["note_id"].as_str().unwrap().to_string())
         .collect()
-}
-
-fn config(url: &str, prefix: &str) -> ServerConfig {
-    ServerConfig {
-        prefix: prefix.into(),
-        ..ServerConfig::new(url)
-    }
-}
-
-/// Every id of the three collections on the server.
-fn server_ids(url: &str, prefix: &str) -> [BTreeSet<String>; 3] {
-    let store = ServerStore::open_existing(&config(url, prefix)).unwrap();
-    ["notes", "chunks", "edges"].map(|c| mindnet_store::ids(&store, c).unwrap())
 }
 
 /// The write journal on the server: the notes of the batch in flight.

@@ -25,12 +25,24 @@ const MCP_PATIENCE: Duration = Duration::from_secs(60);
 /// How long shutdown waits for blocking work (a query, a batch) to end.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
+/// The workspace as the MCP server reaches it: waiting while it opens (an
+/// MCP client's first call comes the moment it has started us).
+fn mcp_source(state: &Arc<AppState>) -> mindnet_mcp::WorkspaceSource {
+    let state = state.clone();
+    Arc::new(move || state.workspace_within(MCP_PATIENCE))
+}
+
+/// The whole HTTP service, and the handle that ends its open MCP streams.
 fn router(
     state: Arc<AppState>,
-    guard: Arc<Guard>,
     serve: &ServeSettings,
-    mcp: mindnet_mcp::HttpEndpoint,
-) -> Router {
+    source: mindnet_mcp::WorkspaceSource,
+) -> (Router, mindnet_mcp::Shutdown) {
+    let guard = Arc::new(Guard {
+        settings: serve.clone(),
+    });
+    let mcp = mindnet_mcp::http_endpoint(source, serve.body_limit);
+    let shutdown = mcp.shutdown.clone();
     let timeout = serve.timeout;
     let mut table = Mount::default();
     ops::visit(&mut table);
@@ -40,7 +52,7 @@ fn router(
         .layer(axum::middleware::from_fn(move |req, next| {
             deadline(timeout, req, next)
         }));
-    Router::new()
+    let app = Router::new()
         .route("/", get(crate::ui::index))
         .route("/ui/{file}", get(crate::ui::asset))
         .route("/health", get(routes::health))
@@ -58,7 +70,8 @@ fn router(
         .method_not_allowed_fallback(routes::method_not_allowed)
         .with_state(state)
         .layer(DefaultBodyLimit::max(serve.body_limit))
-        .layer(axum::middleware::from_fn_with_state(guard, guard::check))
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check));
+    (app, shutdown)
 }
 
 /// The whole HTTP service of `serve` over a workspace that is already open,
@@ -69,15 +82,8 @@ pub fn router_over(ws: Arc<Workspace>, serve: &ServeSettings) -> Router {
         workspace: RwLock::new(Opening::Ready(ws)),
         data: String::new(),
     });
-    let guard = Arc::new(Guard {
-        settings: serve.clone(),
-    });
-    let source: mindnet_mcp::WorkspaceSource = {
-        let state = state.clone();
-        Arc::new(move || state.workspace())
-    };
-    let mcp = mindnet_mcp::http_endpoint(source, serve.body_limit);
-    router(state, guard, serve, mcp)
+    let source = mcp_source(&state);
+    router(state, serve, source).0
 }
 
 /// The routes of the operation table, with the request deadline and without.
@@ -289,16 +295,8 @@ where
         workspace: RwLock::new(Opening::Pending),
         data: data_abs.display().to_string(),
     });
-    let guard = Arc::new(Guard {
-        settings: serve.clone(),
-    });
-    let source: mindnet_mcp::WorkspaceSource = {
-        let state = state.clone();
-        Arc::new(move || state.workspace_within(MCP_PATIENCE))
-    };
-    let mcp = mindnet_mcp::http_endpoint(source.clone(), serve.body_limit);
-    let mcp_shutdown = mcp.shutdown.clone();
-    let app = router(state.clone(), guard, &serve, mcp);
+    let source = mcp_source(&state);
+    let (app, mcp_shutdown) = router(state.clone(), &serve, source.clone());
     let stop = Arc::new(AtomicBool::new(false));
     let data = settings.data.clone();
     let opener = open_in_background(

@@ -274,6 +274,17 @@ pub fn ids(data: &Path) -> [std::collections::BTreeSet<String>; 3] {
     ["notes", "chunks", "edges"].map(|c| mindnet_store::ids(&store, c).unwrap())
 }
 
+/// Every id of the three collections `<prefix>_*` on a Qdrant server (or
+/// cluster: addresses separated by commas).
+pub fn server_ids(url: &str, prefix: &str) -> [std::collections::BTreeSet<String>; 3] {
+    let store = mindnet_store::ServerStore::open_existing(&mindnet_store::ServerConfig {
+        prefix: prefix.into(),
+        ..mindnet_store::ServerConfig::new(url)
+    })
+    .unwrap();
+    ["notes", "chunks", "edges"].map(|c| mindnet_store::ids(&store, c).unwrap())
+}
+
 /// A real llama.cpp server with SmolLM2-135M on a free loopback port.
 pub struct LlamaServer {
     pub child: std::process::Child,
