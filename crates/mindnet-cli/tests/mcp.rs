@@ -366,6 +366,12 @@ fn a_call_while_the_index_is_first_built_says_so_and_the_session_ends_cleanly() 
     );
     let text = result["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("the index is being built"), "{text}");
+    // A request of a method we serve with params not of its shape is
+    // answered with its id and "invalid params", not "method not found".
+    let r = s.request(3, "resources/read", serde_json::json!({"uri": 7}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let r = s.request(4, "no/such/method", serde_json::json!({}));
+    assert_eq!(r["error"]["code"], -32601, "{r}");
     let status = s.finish();
     assert!(status.success(), "{status}");
     // The stopped build left an index that the next import completes.

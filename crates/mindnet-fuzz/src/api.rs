@@ -23,8 +23,6 @@ pub(crate) struct Fixture {
     outer: tempfile::TempDir,
     vault: PathBuf,
     pub ws: Arc<Workspace>,
-    /// Runs the transports (the router, the MCP service) one input at a time.
-    pub runtime: tokio::runtime::Runtime,
 }
 
 pub(crate) static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
@@ -41,17 +39,26 @@ pub(crate) static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
     mindnet_app::import(&settings, &SyncRequest::default(), &())
         .expect("the example vault imports");
     let ws = Workspace::open(settings, OpenMode::Existing).expect("the index opens");
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
     Fixture {
         outer,
         vault,
         ws: Arc::new(ws),
-        runtime,
     }
 });
+
+/// Runs one input's transport work (the router, an MCP session) on a
+/// runtime of its own. Dropping the runtime at the end cancels what the
+/// input left running (a streamed chat, an MCP session's task) and waits
+/// for its blocking operations, so no input's work spills into the next:
+/// afl's persistent loop runs every input in one process, and the
+/// findings must reproduce alone.
+pub(crate) fn run_alone<T>(work: impl std::future::Future<Output = T>) -> T {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(work)
+}
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create the vault copy");
@@ -72,8 +79,9 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Builds the index before fuzzing starts, so the first input is not blamed
-/// for the time it takes.
+/// Builds the index before the first input, so it is not blamed for the
+/// time it takes. Not before afl's fork server starts: the store's threads
+/// would not survive the fork.
 pub fn warm_up() {
     LazyLock::force(&FIXTURE);
 }

@@ -11,7 +11,7 @@
 //! answer carries the headers a browser needs (`nosniff`, no framing, and
 //! `no-store` on everything but the UI's static files).
 
-use crate::api::{FIXTURE, clean_up};
+use crate::api::{FIXTURE, clean_up, run_alone};
 use axum::body::Body;
 use axum::http::{HeaderName, HeaderValue, Request, header};
 use mindnet_app::ServeSettings;
@@ -58,7 +58,9 @@ static ROUTES: LazyLock<Vec<Target>> = LazyLock::new(|| {
     routes.0
 });
 
-static ROUTER: LazyLock<axum::Router> = LazyLock::new(|| {
+/// A router per input: the MCP endpoint's sessions live in it, and one
+/// input's sessions must not meet the next input.
+fn router() -> axum::Router {
     let serve = ServeSettings {
         listen: ([127, 0, 0, 1], 8001).into(),
         token: None,
@@ -68,10 +70,6 @@ static ROUTER: LazyLock<axum::Router> = LazyLock::new(|| {
         watch: false,
     };
     mindnet_server::router_over(FIXTURE.ws.clone(), &serve)
-});
-
-pub fn warm_up() {
-    LazyLock::force(&ROUTER);
 }
 
 /// Bytes as they may stand in a URI: unreserved characters kept, and `%`,
@@ -142,12 +140,8 @@ pub fn http(data: &[u8]) {
         return; // not a request a client could send (a bad URI)
     };
     let f = &*FIXTURE;
-    f.runtime.block_on(async {
-        let resp = ROUTER
-            .clone()
-            .oneshot(req)
-            .await
-            .expect("the router answers");
+    run_alone(async {
+        let resp = router().oneshot(req).await.expect("the router answers");
         let (parts, body) = resp.into_parts();
         let h = &parts.headers;
         // An event stream (an MCP session's) stays open; the rest is read.

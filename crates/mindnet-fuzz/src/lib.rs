@@ -102,10 +102,7 @@ impl Target {
 /// targets query) before the first input, so it is not timed as one.
 pub fn warm_up() {
     #[cfg(feature = "full")]
-    {
-        api::warm_up();
-        http::warm_up();
-    }
+    api::warm_up();
 }
 
 /// The bytes as text the way mindnet reads a file: invalid UTF-8 replaced.

@@ -7,7 +7,7 @@
 //! line the server writes is JSON, no answer is an internal error (JSON-RPC
 //! -32603), and no tool result carries an `internal` error.
 
-use crate::api::{FIXTURE, clean_up};
+use crate::api::{FIXTURE, clean_up, run_alone};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::time::Duration;
@@ -43,6 +43,9 @@ struct Request {
 fn requests(data: &[u8]) -> HashSet<String> {
     let lines = data.split(|&b| b == b'\n');
     let messages: Vec<Request> = lines
+        // JSON as a whole: serde skips an unknown field without checking
+        // that its text is UTF-8, but such a line is no JSON and no request.
+        .filter(|l| serde_json::from_slice::<Value>(l).is_ok())
         .filter_map(|l| serde_json::from_slice::<Request>(l).ok())
         .filter(|r| r.jsonrpc == "2.0")
         .collect();
@@ -66,7 +69,7 @@ pub fn mcp(data: &[u8]) {
     let f = &*FIXTURE;
     let mut waiting = requests(data);
     waiting.insert("0".into());
-    let out = f.runtime.block_on(async {
+    let out = run_alone(async {
         let (mut client, server_in) = tokio::io::duplex(1 << 20);
         let (server_out, replies) = tokio::io::duplex(1 << 20);
         let ws = f.ws.clone();

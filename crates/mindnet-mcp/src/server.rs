@@ -13,9 +13,10 @@ use crate::resources;
 use crate::tools;
 use mindnet_app::{AppError, ErrorBody, ErrorCode, Workspace};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode as RpcCode, Implementation, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -31,6 +32,17 @@ German) as a typed knowledge graph. Use `search` for any question about what the
 wrote, `ask` for why-questions and consequences (it returns the causal chain with its evidence), \
 `read_note` to read a note found by search, and `note_context` to see what a note links to. Cite \
 notes by title and path. Write with `write_note` only when the user asks you to.";
+
+/// The requests this server answers: a malformed one is invalid params.
+const SERVED: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+];
 
 /// One MCP session's handler (cheap to clone: the workspace is shared).
 #[derive(Clone)]
@@ -133,6 +145,26 @@ impl ServerHandler for MindnetMcp {
             Err(e) => tool_error(e),
         }
         .into())
+    }
+
+    /// A request the SDK cannot read as its method's (`tools/call` without
+    /// `params`, a `resources/read` whose `uri` is a number) arrives as a
+    /// custom request. For a method we serve, the fault is in the params,
+    /// and saying "method not found" would send a client author looking in
+    /// the wrong place.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let method = request.method;
+        Err(match SERVED.contains(&method.as_str()) {
+            true => ErrorData::invalid_params(
+                format!("`{method}`: its params are missing or not of its shape"),
+                None,
+            ),
+            false => ErrorData::new(RpcCode::METHOD_NOT_FOUND, method, None),
+        })
     }
 
     async fn list_resources(
