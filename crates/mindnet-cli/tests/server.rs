@@ -64,12 +64,17 @@ fn top_notes(json: &str, k: usize) -> Vec<String> {
         .collect()
 }
 
-/// The write journal on the server: the notes of the batch in flight.
+/// The write journal on the server: the notes of the batch in flight, in
+/// a point of `<prefix>_writer`.
 fn pending(url: &str, prefix: &str) -> bool {
-    reqwest::blocking::get(format!("{url}/collections/{prefix}_notes"))
+    reqwest::blocking::Client::new()
+        .post(format!("{url}/collections/{prefix}_writer/points/scroll"))
+        .json(&serde_json::json!({ "with_payload": true, "limit": 16 }))
+        .send()
         .ok()
         .and_then(|r| r.json::<Value>().ok())
-        .is_some_and(|v| !v["result"]["config"]["metadata"]["pending"].is_null())
+        .and_then(|v| v["result"]["points"].as_array().cloned())
+        .is_some_and(|points| points.iter().any(|p| !p["payload"]["pending"].is_null()))
 }
 
 const QUESTIONS: [&str; 3] = [
@@ -285,6 +290,62 @@ fn sigkill_mid_import_against_a_server_then_reimport_equals_a_clean_import() {
         "killed",
         &["check", v.to_str().unwrap()],
     ));
+}
+
+#[test]
+fn a_journal_left_in_the_metadata_by_an_older_mindnet_is_undone_once() {
+    // Before the write state moved into points of `<prefix>_writer`, the
+    // journal and generation were keys of the notes collection's metadata.
+    // An index cut short by that version must still be repaired.
+    let Some(q) = QdrantServer::start("journal_in_the_metadata") else {
+        return;
+    };
+    let demo = demo_vault();
+    let vs = demo.to_str().unwrap();
+    ok(&on_server(q.url(), "old", &["import", vs]));
+    let clean = server_ids(q.url(), "old");
+    let victim = clean[0].iter().next().unwrap().clone();
+    // The older layout, with a batch in flight: no writer collection, the
+    // journal in the metadata, and the note point (the commit marker) gone.
+    let http = reqwest::blocking::Client::new();
+    let call = |method: reqwest::Method, path: &str, body: Value| {
+        let r = http
+            .request(method, format!("{}/collections/{path}", q.url()))
+            .json(&body)
+            .send()
+            .unwrap();
+        assert!(r.status().is_success(), "{path}: {}", r.text().unwrap());
+    };
+    call(reqwest::Method::DELETE, "old_writer", Value::Null);
+    call(
+        reqwest::Method::PATCH,
+        "old_notes",
+        serde_json::json!({ "metadata": { "pending": [victim], "generation": 7 } }),
+    );
+    call(
+        reqwest::Method::POST,
+        "old_notes/points/delete?wait=true",
+        serde_json::json!({ "filter": { "must": [
+            { "key": "note_id", "match": { "value": victim } } ] } }),
+    );
+    assert_ne!(server_ids(q.url(), "old"), clean);
+
+    let out = on_server(q.url(), "old", &["import", vs]);
+    ok(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("removing 1 incomplete notes"), "{err}");
+    assert_eq!(server_ids(q.url(), "old"), clean);
+    assert!(!pending(q.url(), "old"));
+    // The metadata's stale journal is not undone a second time.
+    let out = on_server(q.url(), "old", &["import", vs]);
+    ok(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("incomplete notes"), "{err}");
+    let status = ok(&on_server(q.url(), "old", &["status", vs]));
+    assert!(
+        status.contains("last import") && !status.contains("never finished"),
+        "{status}"
+    );
 }
 
 #[test]

@@ -33,6 +33,8 @@ const RENEW: Duration = Duration::from_secs(10);
 const WAIT: Duration = Duration::from_secs(60);
 /// The lease point's id (any fixed UUID).
 const POINT: &str = "6d696e64-6e65-7400-0000-777269746572";
+/// The collection of the lease (and of the server store's write state).
+pub(crate) const WRITER: &str = "writer";
 
 pub(crate) struct Lease {
     rest: Rest,
@@ -115,23 +117,29 @@ fn claim(rest: &Rest, path: &str, owner: &str) -> Result<(String, f64), StoreErr
     }
 }
 
+/// The path of `<prefix>_writer`, made if it is not there.
+pub(crate) fn writer_collection(rest: &Rest, prefix: &str) -> Result<String, StoreError> {
+    let path = format!("/collections/{prefix}_{WRITER}");
+    if rest.call_opt(Method::GET, &path, None)?.is_none() {
+        // As many copies as the index has: a lease on one node would
+        // stop every write while that node is down.
+        let notes = rest.call(Method::GET, &format!("/collections/{prefix}_notes"), None)?;
+        let replicas = notes["config"]["params"]["replication_factor"]
+            .as_u64()
+            .unwrap_or(1);
+        rest.create(
+            &path,
+            &json!({ "vectors": {}, "replication_factor": replicas }),
+        )?;
+    }
+    Ok(path)
+}
+
 impl Lease {
     /// Takes the lease of the index `prefix`, waiting up to `WAIT` for a
     /// writer that holds it.
     pub fn take(rest: &Rest, prefix: &str) -> Result<Lease, StoreError> {
-        let path = format!("/collections/{prefix}_writer");
-        if rest.call_opt(Method::GET, &path, None)?.is_none() {
-            // As many copies as the index has: a lease on one node would
-            // stop every write while that node is down.
-            let notes = rest.call(Method::GET, &format!("/collections/{prefix}_notes"), None)?;
-            let replicas = notes["config"]["params"]["replication_factor"]
-                .as_u64()
-                .unwrap_or(1);
-            rest.create(
-                &path,
-                &json!({ "vectors": {}, "replication_factor": replicas }),
-            )?;
-        }
+        let path = writer_collection(rest, prefix)?;
         let me = owner();
         let started = Instant::now();
         let mut told = false;

@@ -1,26 +1,9 @@
-//! The three collections over REST: the journal and the metadata in the notes
-//! collection's `metadata`, paging, counting.
+//! The three collections over REST: the notes collection's `metadata`,
+//! paging, counting.
 
 use super::*;
 
 impl Collections {
-    /// The notes the write journal names, if there is one.
-    pub(super) fn journal(&self) -> Result<Option<Vec<String>>, StoreError> {
-        let pending = self.metadata()?[JOURNAL_KEY].take();
-        if pending.is_null() {
-            return Ok(None);
-        }
-        serde_json::from_value(pending)
-            .map(Some)
-            .map_err(|e| StoreError::Server {
-                url: self.rest.url().to_string(),
-                message: format!(
-                    "the write journal of an interrupted import (`metadata.{JOURNAL_KEY}` of `{p}_{NOTES}`) is unreadable ({e}), so which notes it left half written is unknown; nothing was changed. Delete the collections `{p}_*` and import again to rebuild the index",
-                    p = self.prefix
-                ),
-            })
-    }
-
     pub(super) fn path(&self, collection: &str, rest: &str) -> String {
         format!("/collections/{}_{collection}{rest}", self.prefix)
     }
@@ -35,30 +18,11 @@ impl Collections {
             .call(Method::POST, &self.path(collection, rest), Some(&body))
     }
 
-    /// Sets keys of the notes collection's metadata (the others stay).
-    pub(super) fn set_metadata(&self, keys: Value) -> Result<(), StoreError> {
-        self.rest.call(
-            Method::PATCH,
-            &self.path(NOTES, ""),
-            Some(&json!({ "metadata": keys })),
-        )?;
-        Ok(())
-    }
-
+    /// The notes collection's metadata (in an index from before `state.rs`,
+    /// with the write state).
     pub(super) fn metadata(&self) -> Result<Value, StoreError> {
         let mut info = self.rest.call(Method::GET, &self.path(NOTES, ""), None)?;
         Ok(info["config"]["metadata"].take())
-    }
-
-    /// How many batches the index has had written (0 before the first).
-    pub(super) fn generation(&self) -> Result<u64, StoreError> {
-        match self.metadata()?[GENERATION_KEY].take() {
-            Value::Null => Ok(0),
-            v => v.as_u64().ok_or_else(|| StoreError::Payload {
-                collection: NOTES,
-                message: format!("`metadata.{GENERATION_KEY}` is {v}, not a count"),
-            }),
-        }
     }
 
     /// Every payload of the points matching `filter`.

@@ -5,24 +5,25 @@
 //! - BM25 vectors are computed here, with the embedded store's analyser, and
 //!   sent as sparse vectors; the server applies the IDF (`modifier: idf`), as
 //!   Qdrant Edge does. Both give the same scores.
-//! - The index's metadata (model, dimension, language, import times) and the
-//!   write journal (STO-3) live in the notes collection's `metadata`, so
-//!   every client of the server sees them.
+//! - The index's metadata (model, dimension, language) lives in the notes
+//!   collection's `metadata`, so every client of the server sees it. What
+//!   changes with every write (the journal of STO-3, the write generation,
+//!   the import times) lives in points of `<prefix>_writer` (`state.rs`).
 //! - A write batch: the journal names its notes, their chunks and edges are
 //!   written (`wait=true`), then the note points, the commit markers, and the
 //!   journal is cleared. A batch cut short leaves the journal; the next open
 //!   removes what those notes wrote, and they are imported again.
 //!
 //! Here: the configuration and opening. `json.rs` spells filters and
-//! vectors, `collections.rs` speaks REST to the collections, `writer.rs`
-//! holds the lease and writes batches, `setup.rs` creates an index, and
+//! vectors, `collections.rs` speaks REST to the collections, `state.rs`
+//! keeps the write state, `writer.rs` holds the lease and writes batches, `setup.rs` creates an index, and
 //! `reads.rs` implements `Store`. The submodules take this file's imports
 //! through `use super::*`.
 
 use crate::catalog::built_once;
 use crate::commit::{self, Kept, Point, Writer};
 use crate::filter::{FilterSyntax, edges_by};
-use crate::lease::Lease;
+use crate::lease::{Lease, WRITER};
 use crate::meta::{FORMAT, ModelInfo, StoreMeta};
 use crate::payload::{
     self, BM25, BOOL_FIELDS, CHUNKS, COLLECTIONS, DENSE, EDGES, NOTE_STATE_FIELDS, NOTES, decode,
@@ -37,6 +38,7 @@ use mindnet_core::{Chunk, Edge, Note};
 use qdrant_edge::SparseVector;
 use qdrant_edge::bm25_embed::{EdgeBm25, EdgeBm25Config};
 use reqwest::Method;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,10 +49,12 @@ mod collections;
 mod json;
 mod reads;
 mod setup;
+mod state;
 mod writer;
 
 use json::*;
 use setup::*;
+use state::*;
 use writer::*;
 
 /// Where the index lives on a server, and how new collections are laid out.
@@ -110,20 +114,13 @@ struct Collections {
 const CHUNK_BATCH: usize = 256;
 const EDGE_BATCH: usize = 1024;
 const PAGE: usize = 1024;
-/// Keys of the notes collection's metadata.
+/// The key of the index's metadata in the notes collection's.
 const META_KEY: &str = "mindnet";
+/// Keys of the write state (`state.rs`; before it, of the metadata).
 const JOURNAL_KEY: &str = "pending";
 const GENERATION_KEY: &str = "generation";
 
 impl ServerStore {
-    fn save_meta(&self) -> Result<(), StoreError> {
-        let meta = serde_json::to_value(&self.meta).map_err(|e| StoreError::Server {
-            url: self.cols.rest.url().to_string(),
-            message: format!("cannot encode the index metadata: {e}"),
-        })?;
-        self.cols.set_metadata(json!({ META_KEY: meta }))
-    }
-
     /// Opens the index on the server, creating its collections for `model`
     /// if there are none. An index built by another model is refused before
     /// anything is written.

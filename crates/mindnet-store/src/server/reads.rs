@@ -303,13 +303,13 @@ impl Store for ServerStore {
 
     fn start_import(&mut self) -> Result<(), StoreError> {
         if self.meta.stamp_started() {
-            self.save_meta()?;
+            self.cols.set_stamps(&self.meta)?;
         }
         Ok(())
     }
 
     fn finish_import(&mut self, seconds: f64) -> Result<(), StoreError> {
         self.meta.stamp_finished(seconds);
-        self.save_meta()
+        self.cols.set_stamps(&self.meta)
     }
 }

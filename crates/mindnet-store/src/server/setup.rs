@@ -35,7 +35,7 @@ pub(super) fn read_meta(rest: &Rest, prefix: &str) -> Result<Option<StoreMeta>, 
             ),
         });
     }
-    Ok(Some(meta))
+    with_stamps(rest, prefix, meta).map(Some)
 }
 
 /// Creates what is missing of the three collections and their payload
@@ -46,6 +46,7 @@ pub(super) fn create_collections(
     config: &ServerConfig,
     meta: &StoreMeta,
 ) -> Result<(), StoreError> {
+    forget(rest, &config.prefix)?;
     let layout = json!({
         "shard_number": config.shards.max(1),
         "replication_factor": config.replicas.max(1),

@@ -43,14 +43,13 @@ pub(super) struct Committer<'s> {
 impl Writer for Committer<'_> {
     fn set_journal(&mut self, ids: Option<&[&str]>) -> Result<(), StoreError> {
         self.lease.ensure()?;
+        let seen = self.seen.load(Ordering::SeqCst);
         match ids {
-            Some(ids) => self.cols.set_metadata(json!({ JOURNAL_KEY: ids })),
+            Some(_) => self.cols.set_journal(ids, seen),
             // A batch done: one generation more.
             None => {
-                let next = self.seen.load(Ordering::SeqCst) + 1;
-                self.cols
-                    .set_metadata(json!({ JOURNAL_KEY: null, GENERATION_KEY: next }))?;
-                self.seen.store(next, Ordering::SeqCst);
+                self.cols.set_journal(None, seen + 1)?;
+                self.seen.store(seen + 1, Ordering::SeqCst);
                 Ok(())
             }
         }
