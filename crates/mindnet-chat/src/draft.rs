@@ -149,6 +149,32 @@ fn text_of(v: &Value) -> String {
     }
 }
 
+/// The value without its YAML tags, anywhere inside (`None`: it had
+/// none). mindnet reads no tags, and the emitter cannot always write one
+/// back (`aliases: {!: b}`, a tagged key, failed to serialise, and the
+/// whole frontmatter came out empty).
+fn untagged(v: &Value) -> Option<Value> {
+    fn strip(v: Value) -> Value {
+        match v {
+            Value::Tagged(t) => strip(t.value),
+            Value::Sequence(items) => Value::Sequence(items.into_iter().map(strip).collect()),
+            Value::Mapping(m) => {
+                Value::Mapping(m.into_iter().map(|(k, v)| (strip(k), strip(v))).collect())
+            }
+            other => other,
+        }
+    }
+    fn tagged(v: &Value) -> bool {
+        match v {
+            Value::Tagged(_) => true,
+            Value::Sequence(items) => items.iter().any(tagged),
+            Value::Mapping(m) => m.iter().any(|(k, v)| tagged(k) || tagged(v)),
+            _ => false,
+        }
+    }
+    tagged(v).then(|| strip(v.clone()))
+}
+
 /// The frontmatter fields that hold one value; mindnet ignores a list or a
 /// mapping there (`frontmatter::split` reports it).
 const SINGLE_VALUE_FIELDS: [&str; 4] = ["id", "title", "type", "status"];
@@ -174,13 +200,10 @@ fn field(key: &str, v: Value, repairs: &mut Vec<String>) -> Field {
             if items.len() == 1 && !matches!(items[0], Value::Sequence(_) | Value::Mapping(_)) =>
         {
             repairs.push(format!("`{key}` was a list of one; its value was kept"));
-            Field::Keep(items.remove(0))
+            // Judged as the value itself: `title: -` is a list of one null.
+            field(key, items.remove(0), repairs)
         }
         Value::Sequence(_) | Value::Mapping(_) => Field::Move(v, "must be a single value"),
-        Value::Tagged(t) => {
-            repairs.push(format!("`{key}` had a YAML tag; its value was kept"));
-            field(key, t.value, repairs)
-        }
         Value::Null => {
             repairs.push(format!("`{key}` had no value; it was left out"));
             Field::Drop
@@ -207,6 +230,15 @@ pub fn heal(text: &str) -> Healed {
     let mut moved = Vec::new();
     for (k, v) in map {
         let key = text_of(&k);
+        let v = match untagged(&v) {
+            Some(v) => {
+                repairs.push(format!(
+                    "`{key}` had a YAML tag; the value was kept without it"
+                ));
+                v
+            }
+            None => v,
+        };
         match field(&key, v, &mut repairs) {
             Field::Keep(v) => {
                 front.insert(Value::String(key), v);
@@ -235,10 +267,13 @@ pub fn heal(text: &str) -> Healed {
         markdown.push_str("---\n");
         markdown.push_str(&serde_yaml_ng::to_string(&Value::Mapping(front)).unwrap_or_default());
         markdown.push_str("---\n");
-    } else if fenced(body, &mut Vec::new()) != without_blank_edges(body) {
+    } else if fenced(body, &mut Vec::new()) != without_blank_edges(body)
+        || body.lines().next().is_some_and(|l| l.trim() == "---")
+    {
         // A body that a second healing would read as a wrapped draft (a
-        // code block after lines of text): an empty frontmatter marks
-        // where the draft begins, so healing it again changes nothing.
+        // code block after lines of text) or as opening a frontmatter (a
+        // rule on its first line): an empty frontmatter marks where the
+        // draft begins, so healing it again changes nothing.
         markdown.push_str("---\n---\n");
     }
     markdown.push_str(body);
