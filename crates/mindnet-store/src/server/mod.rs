@@ -16,9 +16,9 @@
 //!
 //! Here: the configuration and opening. `json.rs` spells filters and
 //! vectors, `collections.rs` speaks REST to the collections, `state.rs`
-//! keeps the write state, `writer.rs` holds the lease and writes batches, `setup.rs` creates an index, and
-//! `reads.rs` implements `Store`. The submodules take this file's imports
-//! through `use super::*`.
+//! keeps the write state, `writer.rs` holds the lease and writes batches,
+//! `setup.rs` creates an index, and `reads.rs` implements `Store`. The
+//! submodules take this file's imports through `use super::*`.
 
 use crate::catalog::built_once;
 use crate::commit::{self, Kept, Point, Writer};
