@@ -149,30 +149,39 @@ fn text_of(v: &Value) -> String {
     }
 }
 
-/// The value without its YAML tags, anywhere inside (`None`: it had
-/// none). mindnet reads no tags, and the emitter cannot always write one
-/// back (`aliases: {!: b}`, a tagged key, failed to serialise, and the
-/// whole frontmatter came out empty).
-fn untagged(v: &Value) -> Option<Value> {
-    fn strip(v: Value) -> Value {
-        match v {
-            Value::Tagged(t) => strip(t.value),
-            Value::Sequence(items) => Value::Sequence(items.into_iter().map(strip).collect()),
-            Value::Mapping(m) => {
-                Value::Mapping(m.into_iter().map(|(k, v)| (strip(k), strip(v))).collect())
-            }
-            other => other,
+/// What `clean` changed in a value.
+#[derive(Default)]
+struct Cleaned {
+    tags: bool,
+    spaces: bool,
+}
+
+/// The value as mindnet reads it and as the YAML emitter writes it back
+/// the same: without YAML tags anywhere inside (mindnet reads none, and a
+/// tagged key could not be written back: `aliases: {!: b}` emptied the
+/// whole frontmatter), and every text without spaces or line breaks around
+/// it (`title: >2` over an indented line gave a text with leading spaces,
+/// which a second healing read back as another text).
+fn clean(v: Value, seen: &mut Cleaned) -> Value {
+    match v {
+        Value::Tagged(t) => {
+            seen.tags = true;
+            clean(t.value, seen)
         }
-    }
-    fn tagged(v: &Value) -> bool {
-        match v {
-            Value::Tagged(_) => true,
-            Value::Sequence(items) => items.iter().any(tagged),
-            Value::Mapping(m) => m.iter().any(|(k, v)| tagged(k) || tagged(v)),
-            _ => false,
+        Value::String(s) if s.trim().len() != s.len() => {
+            seen.spaces = true;
+            Value::String(s.trim().to_string())
         }
+        Value::Sequence(items) => {
+            Value::Sequence(items.into_iter().map(|v| clean(v, seen)).collect())
+        }
+        Value::Mapping(m) => Value::Mapping(
+            m.into_iter()
+                .map(|(k, v)| (clean(k, seen), clean(v, seen)))
+                .collect(),
+        ),
+        other => other,
     }
-    tagged(v).then(|| strip(v.clone()))
 }
 
 /// The frontmatter fields that hold one value; mindnet ignores a list or a
@@ -230,15 +239,18 @@ pub fn heal(text: &str) -> Healed {
     let mut moved = Vec::new();
     for (k, v) in map {
         let key = text_of(&k);
-        let v = match untagged(&v) {
-            Some(v) => {
-                repairs.push(format!(
-                    "`{key}` had a YAML tag; the value was kept without it"
-                ));
-                v
-            }
-            None => v,
-        };
+        let mut seen = Cleaned::default();
+        let v = clean(v, &mut seen);
+        if seen.tags {
+            repairs.push(format!(
+                "`{key}` had a YAML tag; the value was kept without it"
+            ));
+        }
+        if seen.spaces {
+            repairs.push(format!(
+                "`{key}` had spaces or line breaks around a value; they were removed"
+            ));
+        }
         match field(&key, v, &mut repairs) {
             Field::Keep(v) => {
                 front.insert(Value::String(key), v);
