@@ -142,10 +142,10 @@ fn text_of(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
+        // A value the emitter cannot write is still kept, as Rust writes it.
         other => serde_yaml_ng::to_string(other)
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
+            .map(|t| t.trim().to_string())
+            .unwrap_or_else(|_| format!("{other:?}")),
     }
 }
 
@@ -182,6 +182,27 @@ fn clean(v: Value, seen: &mut Cleaned) -> Value {
         ),
         other => other,
     }
+}
+
+/// Whether the YAML emitter writes `key: v` so that the healer reads it
+/// back the same. Not every value: a sequence as a mapping key (`? - a`)
+/// came back otherwise, and a key it could not write at all emptied the
+/// frontmatter.
+fn round_trips(key: &str, v: &Value) -> bool {
+    let mut m = Mapping::new();
+    m.insert(Value::String(key.to_string()), v.clone());
+    reads_back(&m)
+}
+
+/// Whether `front` written as YAML is read back the same, by the same
+/// reading as `mapping` (nesting bounded first).
+fn reads_back(front: &Mapping) -> bool {
+    let m = Value::Mapping(front.clone());
+    serde_yaml_ng::to_string(&m)
+        .ok()
+        .filter(|yaml| mindnet_core::yaml::too_deep(yaml).is_none())
+        .and_then(|yaml| serde_yaml_ng::from_str::<Value>(&yaml).ok())
+        .is_some_and(|back| back == m)
 }
 
 /// The frontmatter fields that hold one value; mindnet ignores a list or a
@@ -252,6 +273,12 @@ pub fn heal(text: &str) -> Healed {
             ));
         }
         match field(&key, v, &mut repairs) {
+            Field::Keep(v) if !round_trips(&key, &v) => {
+                moved.push(format!("## {key}\n\n{}", text_of(&v)));
+                repairs.push(format!(
+                    "`{key}` cannot be written back as YAML; it was moved into the body"
+                ));
+            }
             Field::Keep(v) => {
                 front.insert(Value::String(key), v);
             }
@@ -261,6 +288,16 @@ pub fn heal(text: &str) -> Healed {
             }
             Field::Drop => {}
         }
+    }
+    // Each field reads back alone; together they may still not (brackets
+    // in plain texts count towards the nesting bound of the whole).
+    if !reads_back(&front) {
+        for (k, v) in std::mem::take(&mut front) {
+            moved.push(format!("## {}\n\n{}", text_of(&k), text_of(&v)));
+        }
+        repairs.push(
+            "the frontmatter cannot be written back as YAML; it was moved into the body".into(),
+        );
     }
     let mut body_parts: Vec<String> = Vec::new();
     if !spill.is_empty() {
