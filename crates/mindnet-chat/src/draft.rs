@@ -149,6 +149,11 @@ fn text_of(v: &Value) -> String {
     }
 }
 
+/// A field moved into the body: a section under its name.
+fn section(key: &str, v: &Value) -> String {
+    format!("## {key}\n\n{}", text_of(v))
+}
+
 /// What `clean` changed in a value.
 #[derive(Default)]
 struct Cleaned {
@@ -274,7 +279,7 @@ pub fn heal(text: &str) -> Healed {
         }
         match field(&key, v, &mut repairs) {
             Field::Keep(v) if !round_trips(&key, &v) => {
-                moved.push(format!("## {key}\n\n{}", text_of(&v)));
+                moved.push(section(&key, &v));
                 repairs.push(format!(
                     "`{key}` cannot be written back as YAML; it was moved into the body"
                 ));
@@ -283,7 +288,7 @@ pub fn heal(text: &str) -> Healed {
                 front.insert(Value::String(key), v);
             }
             Field::Move(v, why) => {
-                moved.push(format!("## {key}\n\n{}", text_of(&v)));
+                moved.push(section(&key, &v));
                 repairs.push(format!("`{key}` {why}; it was moved into the body"));
             }
             Field::Drop => {}
@@ -293,7 +298,7 @@ pub fn heal(text: &str) -> Healed {
     // in plain texts count towards the nesting bound of the whole).
     if !reads_back(&front) {
         for (k, v) in std::mem::take(&mut front) {
-            moved.push(format!("## {}\n\n{}", text_of(&k), text_of(&v)));
+            moved.push(section(&text_of(&k), &v));
         }
         repairs.push(
             "the frontmatter cannot be written back as YAML; it was moved into the body".into(),
