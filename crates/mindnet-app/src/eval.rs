@@ -2,7 +2,8 @@
 //! vault, with and without graph expansion (and, for questions with a
 //! `gold_chain`, with and without causal traversal, CAU-6).
 
-use crate::api::{ChatRequest, Mode, SyncRequest};
+use crate::api::{ChatRequest, Mode};
+use crate::ops::sync::SyncRequest;
 use crate::{AppError, OpenMode, Settings, Workspace};
 use mindnet_index::Progress;
 use mindnet_retrieve::Query;

@@ -2,7 +2,8 @@
 //! index open. An unchanged vault is answered from `manifest.json` without
 //! opening the index or loading the model.
 
-use crate::api::{SyncRequest, SyncSummary};
+use crate::api::SyncSummary;
+use crate::ops::sync::SyncRequest;
 use crate::{AppError, OpenMode, Settings, Workspace};
 use mindnet_index::{Progress, SyncOptions, manifest};
 use mindnet_store::StoreMeta;

@@ -21,25 +21,22 @@ mod draft;
 mod error;
 pub mod eval;
 pub mod eval_router;
-mod graph;
+mod find;
 mod import;
-mod lint;
 pub mod memory;
 pub mod migrate;
 pub mod models;
 mod open;
+pub mod operation;
 pub mod ops;
-mod read;
+pub mod service;
 pub mod settings;
-mod tags;
 pub mod tune;
 mod workspace;
 
 pub use draft::slugify;
 pub use error::{AppError, ErrorBody, ErrorCode};
-use graph::chain_from_files;
 pub use import::{ImportOutcome, import, plan};
-use lint::{fix, lint};
 pub use mindnet_core::Warning;
 pub use mindnet_index::Progress;
 /// A path below the vault as the vault names it (`/`-separated).
@@ -48,12 +45,12 @@ pub use mindnet_ingest::scan::rel_path as vault_path;
 pub use mindnet_ingest::{ImportPlan, Skipped};
 pub use mindnet_store::CheckReport;
 pub use open::check;
-pub use ops::{Operation, Service};
+pub use operation::Operation;
+pub use service::Service;
 pub use settings::{ConfigFiles, LlmSetting, ServeInput, ServeSettings, Settings, SettingsInput};
-use workspace::feedback;
 pub use workspace::{OpenMode, Workspace};
 
 /// Now, as RFC 3339 (UTC): the timestamps of logs, records and reports.
-pub fn timestamp() -> String {
+pub fn now() -> String {
     mindnet_store::meta_now()
 }

@@ -12,8 +12,10 @@
 //!   in the store and are updated by the same commit.
 //! - The query embedding is computed before the read lock is taken.
 
-use crate::api::*;
-use crate::timestamp as now;
+use crate::api::{QueryResponse, SyncProgress, SyncSummary};
+use crate::now;
+use crate::ops::query::{DEFAULT_K, MAX_K, QueryRequest};
+use crate::ops::sync::SyncRequest;
 use crate::{AppError, Settings, open};
 use mindnet_embed::Embedder;
 use mindnet_index::{Progress, SyncOptions};
@@ -21,7 +23,7 @@ use mindnet_ingest::Config;
 use mindnet_retrieve::causal::DecisionEngine;
 use mindnet_retrieve::log::Logs;
 use mindnet_retrieve::{Filters, Query, Retriever, RetrieverConfig};
-use mindnet_store::{Store, StoreMeta};
+use mindnet_store::Store;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLockReadGuard};
 use std::time::Instant;
@@ -286,33 +288,8 @@ impl Workspace {
         })
     }
 
-    /// Hybrid search with explanations; one hit per note unless `chunks`.
-    pub fn query(&self, req: &QueryRequest) -> Result<QueryResponse, AppError> {
-        let q = self.query_of(req)?;
-        self.run(&q)
-    }
-
-    /// A causal question: its explanation chain and the best notes. Every
-    /// field of the question is named, so a new one is decided here.
-    pub fn ask(&self, req: &AskRequest) -> Result<QueryResponse, AppError> {
-        let AskRequest {
-            question,
-            intent,
-            lang,
-            no_traversal,
-            k,
-        } = req;
-        let q = self.query_of(&QueryRequest {
-            k: Some(k.unwrap_or(ASK_K)),
-            intent: intent.clone(),
-            lang: *lang,
-            no_traversal: *no_traversal,
-            ..QueryRequest::new(question.clone())
-        })?;
-        self.run(&q)
-    }
-
-    fn run(&self, q: &Query) -> Result<QueryResponse, AppError> {
+    /// Embeds a checked query, searches, and logs the search.
+    pub(crate) fn run_query(&self, q: &Query) -> Result<QueryResponse, AppError> {
         let t = Instant::now();
         let vector = self.embedder.embed_query(&q.text)?;
         let embed_ms = t.elapsed().as_secs_f64() * 1000.0;
@@ -395,101 +372,9 @@ impl Workspace {
         Ok(f(&retriever)?)
     }
 
-    pub fn feedback(&self, req: &FeedbackRequest) -> Result<FeedbackResponse, AppError> {
-        feedback(&self.settings, req)
-    }
-
-    pub fn status(&self) -> Result<StatusResponse, AppError> {
-        let (counts, meta) = {
-            let store = self.read();
-            (store.counts()?, store.meta().clone())
-        };
-        let StoreMeta {
-            format: _,
-            model,
-            lang,
-            created,
-            last_import,
-            last_import_seconds,
-            import_started,
-        } = meta;
-        Ok(StatusResponse {
-            vault: self.settings.vault.display().to_string(),
-            data: self.settings.data.display().to_string(),
-            index: self.settings.index_location(),
-            model: model.name,
-            dim: model.dim,
-            lang,
-            notes: counts.notes,
-            chunks: counts.chunks,
-            edges: counts.edges,
-            unresolved: counts.unresolved,
-            created,
-            last_import,
-            last_import_seconds,
-            unfinished_import: import_started,
-            sync: lock(&self.progress.state).clone(),
-        })
-    }
-
-    /// The latest searches and chat questions, newest first.
-    pub fn history(&self, req: &HistoryRequest) -> Result<HistoryResponse, AppError> {
-        let limit = req.limit.unwrap_or(50);
-        if !(1..=500).contains(&limit) {
-            return Err(AppError::bad_request(format!(
-                "`limit` must be 1 to 500, not {limit}"
-            )));
-        }
-        let entries = self
-            .logs
-            .recent_searches(limit)?
-            .into_iter()
-            .map(|r| HistoryEntry {
-                query_id: r.query_id,
-                text: r.query_text,
-                timestamp: r.timestamp,
-                intent: r.intent,
-                hits: r.hits.len(),
-            })
-            .collect();
-        Ok(HistoryResponse { entries })
-    }
-
-    /// The configuration in use: files, model, language, LLM.
-    pub fn config_info(&self) -> ConfigResponse {
-        let f = &self.settings.files;
-        let file = |name: &str, p: &Option<std::path::PathBuf>| ConfigFile {
-            name: name.to_string(),
-            path: p
-                .as_ref()
-                .filter(|p| p.is_file())
-                .map_or("built-in".to_string(), |p| p.display().to_string()),
-        };
-        let llm = match (&self.settings.llm, self.chat.llm()) {
-            (crate::settings::LlmSetting::Invalid(e), _) => format!("invalid: {e}"),
-            (_, Some(l)) => format!(
-                "{:?} {} at {}",
-                l.config().provider,
-                l.config().model,
-                l.config().url
-            ),
-            (_, None) => "extractive (no LLM)".to_string(),
-        };
-        ConfigResponse {
-            vault: self.settings.vault.display().to_string(),
-            data: self.settings.data.display().to_string(),
-            model: self.embedder.id().name.clone(),
-            lang: self.settings.lang.clone(),
-            files: vec![
-                file("types.yaml", &f.types),
-                file("edge_vocabulary.yaml", &f.vocabulary),
-                file("retriever.yaml", &f.retriever),
-                file("decision_engine.yaml", &f.decision_engine),
-                file("lint.yaml", &f.lint),
-                file("prompts.yaml", &f.prompts),
-            ],
-            llm,
-        }
+    /// What the running (or the last) sync has done.
+    pub(crate) fn sync_progress(&self) -> SyncProgress {
+        lock(&self.progress.state).clone()
     }
 }
 
@@ -512,38 +397,4 @@ fn checked_path(p: &str) -> Result<String, AppError> {
         return Err(AppError::bad_request("`paths`: an empty path"));
     }
     Ok(parts.join("/"))
-}
-
-/// Rates a hit of a logged query. Needs no open index: the logs take
-/// concurrent writers from several processes.
-pub(crate) fn feedback(
-    settings: &Settings,
-    req: &FeedbackRequest,
-) -> Result<FeedbackResponse, AppError> {
-    let logs = Logs::new(&settings.data);
-    let fb = logs.record_feedback(
-        &req.query_id,
-        &req.node_id,
-        req.score,
-        req.comment.clone(),
-        &now(),
-    )?;
-    let mindnet_retrieve::log::Feedback {
-        query_id,
-        node_id,
-        score,
-        comment,
-        timestamp,
-    } = fb;
-    Ok(FeedbackResponse {
-        query_id,
-        node_id,
-        score,
-        comment,
-        timestamp,
-        log: logs
-            .path(mindnet_retrieve::log::FEEDBACK)
-            .display()
-            .to_string(),
-    })
 }

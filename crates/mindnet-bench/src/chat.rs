@@ -110,7 +110,7 @@ pub fn run(args: ChatBench) -> Result<ExitCode> {
             Some(std::thread::spawn(move || {
                 while !stop.load(Ordering::SeqCst) {
                     let _ = std::fs::remove_file(&cache);
-                    let req = mindnet_app::api::SyncRequest {
+                    let req = mindnet_app::ops::sync::SyncRequest {
                         purge_before_upsert: true,
                         ..Default::default()
                     };

@@ -11,8 +11,9 @@
 
 use crate::questions::sample_questions;
 use anyhow::{Context, Result, bail};
-use mindnet_app::api::{QueryRequest, SyncRequest};
-use mindnet_app::{OpenMode, Settings, SettingsInput, Workspace};
+use mindnet_app::ops::query::{QueryOp, QueryRequest};
+use mindnet_app::ops::sync::SyncRequest;
+use mindnet_app::{OpenMode, Service, Settings, SettingsInput, Workspace};
 use mindnet_retrieve::eval::latency;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -114,7 +115,7 @@ pub fn run(args: IndexingBench) -> Result<ExitCode> {
         let q = &questions[i % questions.len()].question;
         i += 1;
         let t = Instant::now();
-        ws.query(&QueryRequest::new(q))
+        ws.call::<QueryOp>(&QueryRequest::new(q))
             .map_err(|e| anyhow::anyhow!(e.message))?;
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         if building { &mut during } else { &mut after }.push(ms);

@@ -7,8 +7,8 @@
 
 use crate::questions::sample_questions;
 use anyhow::{Context, Result, bail};
-use mindnet_app::api::QueryRequest;
-use mindnet_app::{OpenMode, Settings, SettingsInput, Workspace};
+use mindnet_app::ops::query::{QueryOp, QueryRequest};
+use mindnet_app::{OpenMode, Service, Settings, SettingsInput, Workspace};
 use mindnet_retrieve::eval::latency;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
@@ -66,7 +66,7 @@ fn direct(args: &McpBench, qs: &[String]) -> Result<Vec<f64>> {
     let mut ms = Vec::new();
     for (i, q) in qs.iter().cycle().take(20 + args.queries).enumerate() {
         let t = Instant::now();
-        ws.query(&QueryRequest::new(q.as_str()))?;
+        ws.call::<QueryOp>(&QueryRequest::new(q.as_str()))?;
         if i >= 20 {
             ms.push(t.elapsed().as_secs_f64() * 1000.0);
         }

@@ -245,7 +245,11 @@ fn equals_a_clean_import(vault: &Path) -> Result<bool> {
         embedder: Some(model),
         ..Default::default()
     });
-    mindnet_app::import(&settings, &mindnet_app::api::SyncRequest::default(), &())?;
+    mindnet_app::import(
+        &settings,
+        &mindnet_app::ops::sync::SyncRequest::default(),
+        &(),
+    )?;
     let ids = |dir: &Path| -> Result<Vec<std::collections::BTreeSet<String>>> {
         let store = mindnet_store::EmbeddedStore::open_existing(dir)?;
         ["notes", "chunks", "edges"]

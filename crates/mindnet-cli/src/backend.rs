@@ -5,8 +5,9 @@
 //! While a server runs, no second process opens its index.
 
 use anyhow::{Result, bail};
-use mindnet_app::api::*;
-use mindnet_app::ops::{Local, Operation, Service};
+use mindnet_app::api::{ChatEvent, ChatRequest, ChatResponse};
+use mindnet_app::operation::Operation;
+use mindnet_app::service::{Local, Service, on_files};
 use mindnet_app::settings::env;
 use mindnet_app::{AppError, OpenMode, Settings};
 use mindnet_server::Client;
@@ -67,7 +68,7 @@ impl Backend {
 
 impl Service for Backend {
     fn call<O: Operation>(&self, req: &O::Request) -> Result<O::Response, AppError> {
-        match (&self.remote, O::run_on_files(self.local.settings(), req)) {
+        match (&self.remote, on_files::<O>(self.local.settings(), req)) {
             (_, Some(result)) => result,
             (Some(client), None) => client.call::<O>(req),
             (None, None) => self.local.call::<O>(req),

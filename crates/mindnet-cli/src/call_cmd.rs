@@ -1,48 +1,18 @@
-//! `mindnet tags`, and `mindnet call`: any operation of the table by its
-//! name, the request as JSON in, the response as JSON out. `call` is what
-//! every operation gets on the command line without a command of its own.
+//! `mindnet call`: any operation of the table by its name, the request as
+//! JSON in, the response as JSON out (a script's way to every operation;
+//! people have the derived subcommands, `derived.rs`).
 
 use crate::args::{ConfigArgs, IndexLocation, settings};
 use crate::backend::Backend;
 use anyhow::{Result, anyhow};
-use mindnet_app::api::TagsRequest;
-use mindnet_app::ops::{self, Operation, Service, Visit};
+use mindnet_app::Service;
+use mindnet_app::operation::Operation;
+use mindnet_app::ops::{self, Visit};
 use std::process::ExitCode;
 
 #[derive(clap::Args, Debug)]
-pub struct TagsArgs {
-    /// Only tags that start with this (case-insensitive), e.g. `projekt/`.
-    pub prefix: Option<String>,
-    #[command(flatten)]
-    pub at: IndexLocation,
-    /// Print the answer as JSON.
-    #[arg(long)]
-    pub json: bool,
-}
-
-pub fn tags(args: TagsArgs) -> Result<ExitCode> {
-    let s = settings(
-        args.at.vault.clone(),
-        &args.at.data,
-        None,
-        &ConfigArgs::default(),
-    );
-    let r = Backend::open(&s)?.call::<ops::Tags>(&TagsRequest {
-        prefix: args.prefix,
-    })?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
-    } else {
-        print!("{}", mindnet_render::tags_text(&r));
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-#[derive(clap::Args, Debug)]
 pub struct CallArgs {
-    /// The operation: status, query, ask, feedback, note, neighbors, chain,
-    /// analyze, save, sync, lint, history, config, lint_fix, read_note,
-    /// recent_changes, tags.
+    /// The operation's name (listed below).
     pub operation: String,
     /// Its request as JSON, e.g. '{"text": "Warum Redis?"}' (default `{}`).
     pub request: Option<String>,

@@ -5,8 +5,9 @@
 use crate::args::{ConfigArgs, IndexLocation, settings};
 use crate::backend::Backend;
 use anyhow::Result;
-use mindnet_app::api::*;
-use mindnet_app::ops::{self, Service};
+use mindnet_app::Service;
+use mindnet_app::api::{CHAT_K, ChatEvent, ChatRequest, ChatResponse, Lang};
+use mindnet_app::ops::save::{SaveOp, SaveRequest};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -206,7 +207,7 @@ fn save(backend: &Backend, last: Option<&ChatResponse>, rest: &[&str]) {
         folder,
         overwrite,
     };
-    match backend.call::<ops::Save>(&req) {
+    match backend.call::<SaveOp>(&req) {
         Ok(r) => println!("gespeichert: {} ({})", r.path, r.note_id),
         Err(e) if e.code == mindnet_app::ErrorCode::Conflict => {
             eprintln!("{}; /save --overwrite ersetzt die Datei", e.message)

@@ -5,8 +5,10 @@ use crate::args::{ConfigArgs, DataArgs};
 use crate::backend::server;
 use anyhow::Result;
 use mindnet_app::ImportPlan;
-use mindnet_app::api::{NoArgs, SyncRequest};
-use mindnet_app::ops::{self, Service};
+use mindnet_app::Service;
+use mindnet_app::api::NoArgs;
+use mindnet_app::ops::status::StatusOp;
+use mindnet_app::ops::sync::{SyncOp, SyncRequest};
 use mindnet_app::{Settings, SettingsInput};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -93,8 +95,8 @@ fn index(args: &ImportArgs, settings: &Settings) -> Result<ExitCode> {
     };
     let (summary, model, dim) = match server(settings)? {
         Some(client) => {
-            let status = client.call::<ops::Status>(&NoArgs {})?;
-            (client.call::<ops::Sync>(&req)?, status.model, status.dim)
+            let status = client.call::<StatusOp>(&NoArgs {})?;
+            (client.call::<SyncOp>(&req)?, status.model, status.dim)
         }
         None => {
             let o = mindnet_app::import(settings, &req, &crate::progress::bar())?;

@@ -4,8 +4,11 @@
 use crate::args::{ConfigArgs, DataArgs};
 use crate::backend::Backend;
 use anyhow::Result;
-use mindnet_app::api::{ChainRequest, Direction, FixRequest, Lang, LintRequest, Severity};
-use mindnet_app::ops::{self, Service};
+use mindnet_app::Service;
+use mindnet_app::api::{Direction, Lang};
+use mindnet_app::ops::chain::{ChainOp, ChainRequest};
+use mindnet_app::ops::lint::{LintOp, LintRequest, Severity};
+use mindnet_app::ops::lint_fix::{FixRequest, LintFixOp};
 use mindnet_app::{ConfigFiles, Settings, SettingsInput};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -62,7 +65,7 @@ impl LintArgs {
 }
 
 fn fix(args: &LintArgs) -> Result<ExitCode> {
-    let r = Backend::open(&args.settings())?.call::<ops::LintFix>(&FixRequest {
+    let r = Backend::open(&args.settings())?.call::<LintFixOp>(&FixRequest {
         add_inverses: args.add_inverses,
         link_mentions: args.link_mentions,
         write: args.write,
@@ -104,7 +107,7 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
         return fix(&args);
     }
     let settings = args.settings();
-    let report = Backend::open(&settings)?.call::<ops::Lint>(&LintRequest {
+    let report = Backend::open(&settings)?.call::<LintOp>(&LintRequest {
         note: args.note.clone(),
         severity: args.severity,
         lang: args.lang,
@@ -191,7 +194,7 @@ pub fn chain(args: ChainArgs) -> Result<ExitCode> {
         hops: Some(usize::from(args.hops)),
         files: args.files,
     };
-    let p = Backend::open(&settings)?.call::<ops::Chain>(&req)?;
+    let p = Backend::open(&settings)?.call::<ChainOp>(&req)?;
     match args.format.as_str() {
         "json" => println!("{}", serde_json::to_string_pretty(&p)?),
         "mermaid" => print!("{}", mindnet_render::chain_mermaid(&p)),

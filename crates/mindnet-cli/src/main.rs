@@ -4,6 +4,7 @@ mod args;
 mod backend;
 mod call_cmd;
 mod chat_cmd;
+mod derived;
 mod import;
 mod lint_cmd;
 mod progress;
@@ -12,7 +13,7 @@ mod serve_cmd;
 mod store_cmd;
 mod tune_cmd;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -64,12 +65,10 @@ enum Command {
     /// Serve the index over HTTP (127.0.0.1:8001): one warm process that
     /// keeps the model loaded and the index up to date with the vault.
     Serve(serve_cmd::ServeArgs),
-    /// Serve the vault to an AI assistant over MCP on stdio (tools: search,
-    /// ask, read_note, note_context, recent_changes, lint, write_note,
-    /// status, tags). Over HTTP, `mindnet serve` offers the same at /mcp.
+    /// Serve the vault to an AI assistant over MCP on stdio (its tools are
+    /// the table's: `mindnet mcp --help` names them). Over HTTP, `mindnet
+    /// serve` offers the same at /mcp.
     Mcp(serve_cmd::McpArgs),
-    /// The tags of the indexed notes, most used first, with their counts.
-    Tags(call_cmd::TagsArgs),
     /// Run any operation by name with its request as JSON; prints the
     /// response as JSON (here, or on the server that owns the index).
     Call(call_cmd::CallArgs),
@@ -88,13 +87,52 @@ enum Command {
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// The whole command line: the commands above, a derived subcommand for
+/// every other operation of the table, and the lists of operations and
+/// tools in the help, read from the table.
+fn command_line() -> clap::Command {
+    let cli = Cli::command();
+    let derived = derived::commands(&cli);
+    let tools = mindnet_app::ops::tool_names();
+    cli.subcommands(derived)
+        .mut_subcommand("call", |c| {
+            c.after_help(format!(
+                "Operations: {}.",
+                mindnet_app::ops::names().join(", ")
+            ))
+        })
+        .mut_subcommand("mcp", |c| {
+            c.after_help(format!("Tools: {}.", tools.join(", ")))
+        })
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    init_logging(cli.verbose);
-    if !matches!(cli.command, Command::Serve(_) | Command::Mcp(_)) {
-        end_quietly_on_a_closed_pipe();
+    let matches = command_line().get_matches();
+    init_logging(matches.get_count("verbose"));
+    let result = match matches.subcommand() {
+        Some((name, m)) if !matches!(name, "serve" | "mcp") => {
+            end_quietly_on_a_closed_pipe();
+            derived::run(name, m)
+        }
+        _ => None,
+    };
+    let result = result.unwrap_or_else(|| {
+        Cli::from_arg_matches(&matches)
+            .map_err(anyhow::Error::from)
+            .and_then(run)
+    });
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(2)
+        }
     }
-    let result = match cli.command {
+}
+
+/// Runs a command of `Cli`.
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
         Command::Import(args) => import::run(args),
         Command::Query(args) => query_cmd::query(args),
         Command::Ask(args) => query_cmd::ask(args),
@@ -110,17 +148,9 @@ fn main() -> ExitCode {
         Command::Migrate(args) => store_cmd::migrate(args),
         Command::Serve(args) => serve_cmd::run(args),
         Command::Mcp(args) => serve_cmd::mcp(args),
-        Command::Tags(args) => call_cmd::tags(args),
         Command::Call(args) => call_cmd::call(args),
         Command::Models(cmd) => store_cmd::models(cmd),
         Command::Bench(cmd) => mindnet_bench::run(cmd),
-    };
-    match result {
-        Ok(code) => code,
-        Err(err) => {
-            eprintln!("error: {err:#}");
-            ExitCode::from(2)
-        }
     }
 }
 
@@ -157,25 +187,31 @@ fn init_logging(verbose: u8) {
 mod tests {
     #[test]
     fn the_command_line_is_consistent() {
-        use clap::CommandFactory;
-        super::Cli::command().debug_assert();
+        super::command_line().debug_assert();
     }
 
     #[test]
     fn call_names_every_operation_in_its_help() {
-        use clap::CommandFactory;
-        let cli = super::Cli::command();
+        let cli = super::command_line();
         let call = cli.find_subcommand("call").unwrap();
-        let operation = call
-            .get_arguments()
-            .find(|a| a.get_id() == "operation")
-            .unwrap();
-        let help = operation.get_help().unwrap().to_string();
+        let help = call.get_after_help().unwrap().to_string();
         let named: Vec<&str> = help
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
             .collect();
         for name in mindnet_app::ops::names() {
             assert!(named.contains(&name), "`mindnet call --help` misses {name}");
+        }
+    }
+
+    #[test]
+    fn every_operation_has_a_subcommand() {
+        let cli = super::command_line();
+        for name in mindnet_app::ops::names() {
+            let command = super::derived::command_name(name);
+            assert!(
+                cli.find_subcommand(&command).is_some(),
+                "no `mindnet {command}`"
+            );
         }
     }
 }

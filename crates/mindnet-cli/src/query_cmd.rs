@@ -5,10 +5,13 @@
 use crate::args::{ConfigArgs, DataArgs, IndexLocation, settings};
 use crate::backend::{Backend, refuse_if_served};
 use anyhow::{Context, Result, bail};
+use mindnet_app::Service;
 use mindnet_app::Settings;
 use mindnet_app::api::*;
 use mindnet_app::eval::{EvalRequest, evaluate};
-use mindnet_app::ops::{self, Service};
+use mindnet_app::ops::ask::{AskOp, AskRequest};
+use mindnet_app::ops::feedback::{FeedbackOp, FeedbackRequest};
+use mindnet_app::ops::query::{DEFAULT_K, QueryOp, QueryRequest};
 use serde::Deserialize;
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
@@ -129,7 +132,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
                     i + 1
                 )
             })?;
-            let r = backend.call::<ops::Query>(&make(&q.question))?;
+            let r = backend.call::<QueryOp>(&make(&q.question))?;
             let mut v = serde_json::to_value(&r)?;
             v["id"] = q.id;
             serde_json::to_writer(&mut out, &v)?;
@@ -142,7 +145,7 @@ pub fn query(args: QueryArgs) -> Result<ExitCode> {
     let Some(text) = args.text.as_deref() else {
         bail!("give a question, e.g. mindnet query \"Warum …?\", or --batch FILE.jsonl");
     };
-    let r = backend.call::<ops::Query>(&make(text))?;
+    let r = backend.call::<QueryOp>(&make(text))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {
@@ -180,7 +183,7 @@ pub fn feedback(args: FeedbackArgs) -> Result<ExitCode> {
         comment: args.comment,
     };
     // The logs take concurrent writers; no index needs to be opened.
-    let fb = Backend::open(&s)?.call::<ops::Feedback>(&req)?;
+    let fb = Backend::open(&s)?.call::<FeedbackOp>(&req)?;
     println!(
         "feedback {} for {} on query {} written to {}",
         fb.score, fb.node_id, fb.query_id, fb.log
@@ -263,7 +266,7 @@ pub struct AskArgs {
 pub fn ask(args: AskArgs) -> Result<ExitCode> {
     let a = &args.answer;
     let backend = Backend::open(&a.settings())?;
-    let r = backend.call::<ops::Ask>(&AskRequest {
+    let r = backend.call::<AskOp>(&AskRequest {
         question: args.question.clone(),
         intent: a.intent.clone(),
         lang: a.lang,

@@ -3,8 +3,9 @@
 use crate::args::{ConfigArgs, DataArgs, settings};
 use crate::backend::{Backend, refuse_if_served};
 use anyhow::Result;
+use mindnet_app::Service;
 use mindnet_app::api::NoArgs;
-use mindnet_app::ops::{self, Service};
+use mindnet_app::ops::status::StatusOp;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -25,7 +26,7 @@ impl StatusArgs {
 }
 
 pub fn status(args: StatusArgs) -> Result<ExitCode> {
-    let s = Backend::open(&args.settings())?.call::<ops::Status>(&NoArgs {})?;
+    let s = Backend::open(&args.settings())?.call::<StatusOp>(&NoArgs {})?;
     if args.json {
         println!("{}", serde_json::to_string(&s)?);
     } else {

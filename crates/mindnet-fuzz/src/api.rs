@@ -12,7 +12,7 @@
 //! appears beside the vault; it is deleted again so that the index stays
 //! small.
 
-use mindnet_app::api::*;
+use mindnet_app::ops::sync::SyncRequest;
 use mindnet_app::{OpenMode, Settings, SettingsInput, Workspace};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};

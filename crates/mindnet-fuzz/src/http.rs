@@ -15,8 +15,9 @@ use crate::api::{FIXTURE, clean_up, run_alone};
 use axum::body::Body;
 use axum::http::{HeaderName, HeaderValue, Request, header};
 use mindnet_app::ServeSettings;
-use mindnet_app::api::FixRequest;
-use mindnet_app::ops::{self, Method, Operation, Visit};
+use mindnet_app::operation::{Method, Operation};
+use mindnet_app::ops::lint_fix::FixRequest;
+use mindnet_app::ops::{self, Visit};
 use std::sync::LazyLock;
 use tower::ServiceExt;
 
@@ -31,12 +32,10 @@ static ROUTES: LazyLock<Vec<Target>> = LazyLock::new(|| {
     struct Routes(Vec<Target>);
     impl Visit for Routes {
         fn op<O: Operation>(&mut self) {
-            if let Some(r) = O::ROUTE {
-                self.0.push(Target {
-                    post: r.method == Method::Post,
-                    path: r.path,
-                });
-            }
+            self.0.push(Target {
+                post: O::ROUTE.method == Method::Post,
+                path: O::ROUTE.path,
+            });
         }
     }
     let mut routes = Routes(Vec::new());

@@ -3,8 +3,9 @@
 //! percent-encoded (`mindnet://note/projekte/Redis%20Cache.md`). Reading one
 //! gives the file's Markdown, frontmatter included.
 
-use mindnet_app::api::{ListNotesRequest, ReadNoteRequest};
-use mindnet_app::{AppError, Workspace};
+use mindnet_app::ops::list_notes::{ListNotesOp, ListNotesRequest};
+use mindnet_app::ops::read_note::{ReadNoteOp, ReadNoteRequest};
+use mindnet_app::{AppError, Service, Workspace};
 use rmcp::model::{
     ListResourcesResult, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
 };
@@ -72,7 +73,7 @@ pub fn list(ws: &Workspace, cursor: Option<&str>) -> Result<ListResourcesResult,
             .parse()
             .map_err(|_| AppError::bad_request(format!("cursor {c:?} is not one of ours")))?,
     };
-    let page = ws.list_notes(&ListNotesRequest {
+    let page = ws.call::<ListNotesOp>(&ListNotesRequest {
         offset,
         limit: None,
     })?;
@@ -95,7 +96,7 @@ pub fn list(ws: &Workspace, cursor: Option<&str>) -> Result<ListResourcesResult,
 /// up in the index, never joined to the vault unchecked.
 pub fn read(ws: &Workspace, uri: &str) -> Result<ReadResourceResult, AppError> {
     let path = path_of(uri)?;
-    let note = ws.read_note(&ReadNoteRequest {
+    let note = ws.call::<ReadNoteOp>(&ReadNoteRequest {
         note: path,
         section: None,
     })?;

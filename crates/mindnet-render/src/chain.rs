@@ -1,7 +1,7 @@
 //! `mindnet chain`: a note's causes and effects as an indented tree, or as
 //! a Mermaid flowchart (cause → effect).
 
-use mindnet_app::api::{ChainNode, ChainResponse};
+use mindnet_app::ops::chain::{ChainNode, ChainResponse};
 use std::fmt::Write;
 
 pub fn chain_tree(p: &ChainResponse) -> String {

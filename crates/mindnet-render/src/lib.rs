@@ -8,6 +8,7 @@ mod chat;
 mod lint;
 mod notes;
 mod query;
+mod shown;
 mod status;
 mod tune;
 
@@ -16,6 +17,7 @@ pub use chat::{chat_badge, chat_sources, chat_text, router_text};
 pub use lint::lint_text;
 pub use notes::{graph_text, hits_text, note_text, recent_text};
 pub use query::{ask_text, eval_text, mermaid, query_text};
+pub use shown::{Show, Shown, show};
 pub use status::{import_text, status_text, tags_text};
 pub use tune::tune_text;
 

@@ -1,6 +1,6 @@
 //! `mindnet lint`: findings grouped by note like a compiler's.
 
-use mindnet_app::api::{Finding, Severity};
+use mindnet_app::ops::lint::{Finding, Severity};
 use std::fmt::Write;
 
 /// `path:line:col severity rule: message`, the line itself and a caret.

@@ -3,7 +3,10 @@
 //! assistant reads from the MCP tools (and a person from the same text).
 
 use crate::one_line;
-use mindnet_app::api::{GraphResponse, NoteLink, QueryResponse, ReadNoteResponse, RecentResponse};
+use mindnet_app::api::QueryResponse;
+use mindnet_app::ops::neighbors::GraphResponse;
+use mindnet_app::ops::read_note::{NoteLink, ReadNoteResponse};
+use mindnet_app::ops::recent_changes::RecentResponse;
 use std::collections::HashMap;
 use std::fmt::Write;
 

@@ -1,6 +1,8 @@
 //! `mindnet import`, `mindnet status` and `mindnet tags`.
 
-use mindnet_app::api::{StatusResponse, SyncSummary, TagsResponse};
+use mindnet_app::api::SyncSummary;
+use mindnet_app::ops::status::StatusResponse;
+use mindnet_app::ops::tags::TagsResponse;
 use std::fmt::Write;
 
 pub fn import_text(vault: &str, data: &str, model: &str, dim: usize, r: &SyncSummary) -> String {

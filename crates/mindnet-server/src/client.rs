@@ -2,8 +2,9 @@
 //! `Workspace`, over HTTP, with the same request and response types and
 //! the same errors (the server's JSON error becomes the `AppError` it was).
 
-use mindnet_app::api::*;
-use mindnet_app::ops::{Method, Operation, Route, Service};
+use mindnet_app::api::{ChatEvent, ChatRequest, ChatResponse, HealthResponse};
+use mindnet_app::operation::{Method, Operation, Route};
+use mindnet_app::service::Service;
 use mindnet_app::{AppError, ErrorBody, ErrorCode};
 use serde::de::DeserializeOwned;
 use std::time::Duration;
@@ -103,15 +104,10 @@ impl Client {
 
 impl Service for Client {
     fn call<O: Operation>(&self, req: &O::Request) -> Result<O::Response, AppError> {
-        let Some(route) = O::ROUTE else {
-            return Err(AppError::bad_request(format!(
-                "`{}` has no HTTP route; it runs only in the process that owns the index",
-                O::NAME
-            )));
-        };
+        let route = O::ROUTE;
         let url = self.url_of::<O>(&route, req)?;
         let request = match route.method {
-            Method::Get if route.path.contains('{') => self.http.get(url),
+            Method::Get if route.in_path() => self.http.get(url),
             Method::Get => self.http.get(url).query(req),
             Method::Post => self.http.post(url).json(req),
         };

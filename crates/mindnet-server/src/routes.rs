@@ -9,15 +9,20 @@ use axum::extract::{FromRequest, FromRequestParts, Path, Request, State};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response, sse};
-use mindnet_app::api::*;
-use mindnet_app::ops::{self, Method, Operation, Visit};
-use mindnet_app::{AppError, ErrorBody, ErrorCode, Workspace};
+use mindnet_app::api::{ChatEvent, ChatRequest, ChatResponse, HealthResponse};
+use mindnet_app::operation::{Method, Operation, failures};
+use mindnet_app::ops::{self, Visit};
+use mindnet_app::service::on_files;
+use mindnet_app::{AppError, ErrorBody, ErrorCode, Settings, Workspace};
 use serde::de::DeserializeOwned;
 use std::sync::{Arc, RwLock};
 use utoipa::OpenApi;
 
-/// What the handlers share: the workspace once it is open.
+/// What the handlers share: the settings, and the workspace once it is open.
 pub struct AppState {
+    /// What operations that need only the files run on, while the index
+    /// opens too.
+    pub settings: Settings,
     pub workspace: RwLock<Opening>,
     pub data: String,
 }
@@ -71,6 +76,10 @@ impl From<AppError> for ApiError {
     }
 }
 
+/// How long a client waits before it asks again after a 503: the index
+/// opens, or a cluster elects a leader, within seconds.
+const RETRY_AFTER_SECONDS: &str = "2";
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.0.code.http_status())
@@ -78,7 +87,14 @@ impl IntoResponse for ApiError {
         if status.is_server_error() {
             tracing::warn!("{}", self.0.message);
         }
-        (status, Json(ErrorBody { error: self.0 })).into_response()
+        let mut response = (status, Json(ErrorBody { error: self.0 })).into_response();
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from_static(RETRY_AFTER_SECONDS),
+            );
+        }
+        response
     }
 }
 
@@ -130,18 +146,26 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
     }
 }
 
+/// Runs work on a blocking thread (the store and the models are
+/// synchronous).
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, AppError> + Send + 'static,
+) -> Answer<T> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(result) => Ok(Json(result?)),
+        Err(e) => Err(ApiError(AppError::internal(format!(
+            "the operation failed: {e}"
+        )))),
+    }
+}
+
 /// Runs an operation of the workspace on a blocking thread.
 async fn run<T: Send + 'static>(
     state: &AppState,
     op: impl FnOnce(&Workspace) -> Result<T, AppError> + Send + 'static,
 ) -> Answer<T> {
     let ws = state.workspace()?;
-    match tokio::task::spawn_blocking(move || op(&ws)).await {
-        Ok(result) => Ok(Json(result?)),
-        Err(e) => Err(ApiError(AppError::internal(format!(
-            "the operation failed: {e}"
-        )))),
-    }
+    blocking(move || op(&ws)).await
 }
 
 type Shared = State<Arc<AppState>>;
@@ -181,8 +205,8 @@ impl<S: Send + Sync, O: Operation> FromRequest<S> for Input<O> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let method = O::ROUTE.map_or(Method::Post, |r| r.method);
-        if O::ROUTE.is_some_and(|r| r.path.contains('{')) {
+        let method = O::ROUTE.method;
+        if O::ROUTE.in_path() {
             let (mut parts, _) = req.into_parts();
             return match Path::<O::Request>::from_request_parts(&mut parts, state).await {
                 Ok(Path(v)) => Ok(Input(v)),
@@ -203,10 +227,16 @@ impl<S: Send + Sync, O: Operation> FromRequest<S> for Input<O> {
     }
 }
 
-/// Every operation of the table that has a route: its request taken from
-/// the request, the operation run, its response as JSON.
+/// Every operation of the table: its request taken from the request, the
+/// operation run (on the files when it needs no index, so it answers while
+/// the index opens), its response as JSON.
 pub async fn handle<O: Operation>(State(s): Shared, Input(req): Input<O>) -> Answer<O::Response> {
-    run(&s, move |ws| O::run(ws, &req)).await
+    let state = s.clone();
+    blocking(move || match on_files::<O>(&state.settings, &req) {
+        Some(result) => result,
+        None => O::run(&*state.workspace()?, &req),
+    })
+    .await
 }
 
 /// `POST /chat`: a whole JSON answer, or with `Accept: text/event-stream`
@@ -343,7 +373,7 @@ fn json(schema: utoipa::openapi::Ref) -> utoipa::openapi::Content {
 impl Visit for Document<'_> {
     fn op<O: Operation>(&mut self) {
         use utoipa::openapi::{HttpMethod, Required, ResponseBuilder, path, request_body};
-        let Some(route) = O::ROUTE else { return };
+        let route = O::ROUTE;
         let ok = self.schema::<O::Response>();
         let mut op = path::OperationBuilder::new()
             .tags(Some(Vec::<String>::new()))
@@ -355,7 +385,7 @@ impl Visit for Document<'_> {
                     .description("")
                     .content("application/json", json(ok)),
             );
-        let params = O::parameters();
+        let params = parameters::<O>();
         if !params.is_empty() {
             op = op.parameters(Some(params));
         }
@@ -368,10 +398,10 @@ impl Visit for Document<'_> {
                     .build(),
             ));
         }
-        for status in route.errors {
+        for code in failures::<O>() {
             let error = self.schema::<ErrorBody>();
             op = op.response(
-                status.to_string(),
+                code.http_status().to_string(),
                 ResponseBuilder::new()
                     .description("")
                     .content("application/json", json(error)),
@@ -383,5 +413,76 @@ impl Visit for Document<'_> {
         };
         let path = route.path.replace("{*", "{");
         self.doc.paths.add_path_operation(path, vec![method], op);
+    }
+}
+
+/// The parameters of a `GET` operation: each field of its request, in the
+/// path when the route names it (`{field}`), else in the query; required
+/// when the request requires it; its doc comment as its description.
+fn parameters<O: Operation>() -> Vec<utoipa::openapi::path::Parameter> {
+    use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
+    use utoipa::openapi::{RefOr, Required, Schema};
+    let route = O::ROUTE;
+    if route.method != Method::Get {
+        return Vec::new();
+    }
+    let RefOr::T(Schema::Object(request)) = <O::Request as utoipa::PartialSchema>::schema() else {
+        return Vec::new();
+    };
+    let mut params = Vec::new();
+    for (name, schema) in request.properties {
+        let in_path = route.path.contains(&format!("{{{name}}}"))
+            || route.path.contains(&format!("{{*{name}}}"));
+        let (description, schema) = undocumented(schema);
+        let required = in_path || request.required.contains(&name);
+        params.push(
+            ParameterBuilder::new()
+                .name(name)
+                .parameter_in(if in_path {
+                    ParameterIn::Path
+                } else {
+                    ParameterIn::Query
+                })
+                .description(description)
+                .required(if required {
+                    Required::True
+                } else {
+                    Required::False
+                })
+                .schema(Some(schema))
+                .build(),
+        );
+    }
+    params
+}
+
+/// A property's description taken out of its schema (a parameter carries
+/// it beside the schema), and `null` out of its types: a parameter left
+/// out is absent, never null.
+fn undocumented(
+    schema: utoipa::openapi::RefOr<utoipa::openapi::Schema>,
+) -> (
+    Option<String>,
+    utoipa::openapi::RefOr<utoipa::openapi::Schema>,
+) {
+    use utoipa::openapi::schema::{SchemaType, Type};
+    use utoipa::openapi::{RefOr, Schema};
+    match schema {
+        RefOr::T(Schema::Object(mut o)) => {
+            let description = o.description.take();
+            if let SchemaType::Array(types) = &o.schema_type {
+                let types: Vec<Type> = types
+                    .iter()
+                    .filter(|t| **t != Type::Null)
+                    .cloned()
+                    .collect();
+                o.schema_type = match types.as_slice() {
+                    [one] => SchemaType::Type(one.clone()),
+                    _ => SchemaType::Array(types),
+                };
+            }
+            (description, RefOr::T(Schema::Object(o)))
+        }
+        other => (None, other),
     }
 }

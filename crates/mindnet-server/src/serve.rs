@@ -10,8 +10,9 @@ use crate::watch;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
-use mindnet_app::api::SyncRequest;
-use mindnet_app::ops::{self, Method, Operation, Visit};
+use mindnet_app::operation::{Method, Operation};
+use mindnet_app::ops::sync::SyncRequest;
+use mindnet_app::ops::{self, Visit};
 use mindnet_app::{AppError, OpenMode, ServeSettings, Settings, Workspace};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
@@ -79,6 +80,7 @@ fn router(
 /// drives it in process (the fuzz target `http` sends it every route).
 pub fn router_over(ws: Arc<Workspace>, serve: &ServeSettings) -> Router {
     let state = Arc::new(AppState {
+        settings: ws.settings().clone(),
         workspace: RwLock::new(Opening::Ready(ws)),
         data: String::new(),
     });
@@ -95,7 +97,7 @@ struct Mount {
 
 impl Visit for Mount {
     fn op<O: Operation>(&mut self) {
-        let Some(route) = O::ROUTE else { return };
+        let route = O::ROUTE;
         let handler = match route.method {
             Method::Get => get(routes::handle::<O>),
             Method::Post => post(routes::handle::<O>),
@@ -277,7 +279,7 @@ where
     let record = OwnerRecord {
         pid,
         address: address.to_string(),
-        started: mindnet_app::timestamp(),
+        started: mindnet_app::now(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         token_required: serve.token.is_some(),
     };
@@ -292,6 +294,7 @@ where
         .canonicalize()
         .unwrap_or_else(|_| settings.data.clone());
     let state = Arc::new(AppState {
+        settings: settings.clone(),
         workspace: RwLock::new(Opening::Pending),
         data: data_abs.display().to_string(),
     });

@@ -6,7 +6,7 @@
 //! vault. Events that arrive during a sync cause another sync after it, so
 //! the last change is never missed.
 
-use mindnet_app::api::SyncRequest;
+use mindnet_app::ops::sync::SyncRequest;
 use mindnet_app::settings::WATCH_DEBOUNCE;
 use mindnet_app::{AppError, Workspace};
 use notify::{RecursiveMode, Watcher};

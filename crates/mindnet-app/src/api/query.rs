@@ -1,11 +1,22 @@
-//! `query`, `ask` and `feedback`.
+//! What a search answers: hits, their reasons, the causal explanation.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// `semantic`: dense vectors only. `hybrid`: dense + BM25 seeds, graph
 /// expansion, re-ranking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     Semantic,
@@ -49,12 +60,36 @@ impl std::fmt::Display for Lang {
 }
 
 /// Language of reasons and labels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Lang {
     #[default]
     De,
     En,
+}
+
+impl Lang {
+    /// The language an optional argument names, or an error naming the
+    /// field.
+    pub fn parse_field(field: &str, value: Option<&str>) -> Result<Option<Lang>, crate::AppError> {
+        value
+            .map(|l| {
+                l.parse()
+                    .map_err(|e| crate::AppError::bad_request(format!("`{field}`: {e}")))
+            })
+            .transpose()
+    }
 }
 
 impl std::str::FromStr for Lang {
@@ -66,86 +101,6 @@ impl std::str::FromStr for Lang {
             other => Err(format!("unknown language `{other}` (de or en)")),
         }
     }
-}
-
-/// Defaults of a query, in one place.
-pub const DEFAULT_K: usize = 10;
-pub const ASK_K: usize = 5;
-pub const MAX_K: usize = 200;
-
-/// A search. Only `text` is required.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct QueryRequest {
-    /// The question or search text.
-    pub text: String,
-    #[serde(default)]
-    pub mode: Mode,
-    /// Number of hits (default 10, at most 200).
-    #[serde(default)]
-    pub k: Option<usize>,
-    /// Only notes of these types.
-    #[serde(default)]
-    pub types: Vec<String>,
-    /// Only notes carrying every one of these tags.
-    #[serde(default)]
-    pub tags: Vec<String>,
-    #[serde(default)]
-    pub statuses: Vec<String>,
-    /// Only notes whose vault path starts with one of these.
-    #[serde(default)]
-    pub paths: Vec<String>,
-    /// The raw chunk list instead of one hit per note.
-    #[serde(default)]
-    pub chunks: bool,
-    /// No graph expansion (edge bonus and centrality are 0).
-    #[serde(default)]
-    pub no_graph: bool,
-    /// Overrides the detected intent (why, consequence, empathy, development, fact).
-    #[serde(default)]
-    pub intent: Option<String>,
-    #[serde(default)]
-    pub lang: Lang,
-    /// No causal traversal: causal intents get the seeds alone (for A/B).
-    #[serde(default)]
-    pub no_traversal: bool,
-}
-
-impl QueryRequest {
-    /// A plain search for `text`: every field named, so a field added to
-    /// the request is decided here for every caller that builds one.
-    pub fn new(text: impl Into<String>) -> Self {
-        QueryRequest {
-            text: text.into(),
-            mode: Mode::default(),
-            k: None,
-            types: Vec::new(),
-            tags: Vec::new(),
-            statuses: Vec::new(),
-            paths: Vec::new(),
-            chunks: false,
-            no_graph: false,
-            intent: None,
-            lang: Lang::default(),
-            no_traversal: false,
-        }
-    }
-}
-
-/// A causal question ("Warum …?"): the explanation chain and the best notes.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AskRequest {
-    pub question: String,
-    #[serde(default)]
-    pub intent: Option<String>,
-    #[serde(default)]
-    pub lang: Lang,
-    #[serde(default)]
-    pub no_traversal: bool,
-    /// Number of best notes (default 5).
-    #[serde(default)]
-    pub k: Option<usize>,
 }
 
 /// Every term of the score (`semantic + edge_bonus + centrality + hop =
@@ -210,7 +165,9 @@ pub struct Hit {
     pub sections: Vec<SectionHit>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     Backward,
@@ -319,28 +276,4 @@ pub struct QueryResponse {
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub causal: Option<Causal>,
     pub timings: Timings,
-}
-
-/// Rates a hit of an earlier query.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FeedbackRequest {
-    pub query_id: String,
-    /// A hit's chunk id or note id, or `generated_answer`.
-    pub node_id: String,
-    /// 1 (useless) to 5 (exactly right).
-    pub score: i64,
-    #[serde(default)]
-    pub comment: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct FeedbackResponse {
-    pub query_id: String,
-    pub node_id: String,
-    pub score: u8,
-    pub comment: Option<String>,
-    pub timestamp: String,
-    /// The log it was appended to.
-    pub log: String,
 }

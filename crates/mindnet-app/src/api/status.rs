@@ -1,4 +1,4 @@
-//! Status, health and syncs.
+//! Health, syncs and their summaries.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -48,23 +48,6 @@ pub struct SyncSummary {
     pub embed_seconds: f64,
 }
 
-/// A sync of the whole vault, or of the files that changed.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SyncRequest {
-    /// Only these files changed (vault-relative, `/`-separated): they are
-    /// planned, with the notes whose links their names can change; a listed
-    /// file that is gone is deleted. Empty: the whole vault.
-    #[serde(default)]
-    pub paths: Vec<String>,
-    /// Remove notes whose file is gone.
-    #[serde(default)]
-    pub sync_deletes: bool,
-    /// Rewrite every note, changed or not.
-    #[serde(default)]
-    pub purge_before_upsert: bool,
-}
-
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct SyncProgress {
     pub running: bool,
@@ -79,80 +62,12 @@ pub struct SyncProgress {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct StatusResponse {
-    pub vault: String,
-    /// The data dir: logs, configuration, and the index when embedded.
-    pub data: String,
-    /// Where the index lives: the data dir, or collections on a server.
-    pub index: String,
-    pub model: String,
-    pub dim: usize,
-    pub lang: String,
-    pub notes: usize,
-    pub chunks: usize,
-    pub edges: usize,
-    pub unresolved: usize,
-    pub created: String,
-    pub last_import: Option<String>,
-    pub last_import_seconds: Option<f64>,
-    /// When the import began that is writing, or was cut short; the next
-    /// import completes it.
-    pub unfinished_import: Option<String>,
-    pub sync: SyncProgress,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct HealthResponse {
     /// `ok`, or `opening` while the index is not ready.
     pub status: String,
     pub version: String,
     /// The index folder this server owns.
     pub data: String,
-}
-
-/// `GET /history`: the latest searches and chat questions, newest first.
-#[derive(
-    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, utoipa::IntoParams,
-)]
-#[serde(deny_unknown_fields)]
-pub struct HistoryRequest {
-    /// How many (default 50, at most 500).
-    #[serde(default)]
-    pub limit: Option<usize>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct HistoryEntry {
-    pub query_id: String,
-    pub text: String,
-    pub timestamp: String,
-    pub intent: String,
-    pub hits: usize,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct HistoryResponse {
-    pub entries: Vec<HistoryEntry>,
-}
-
-/// `GET /config`: what this server runs with.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ConfigResponse {
-    pub vault: String,
-    pub data: String,
-    pub model: String,
-    pub lang: String,
-    /// Each configuration file by name: its path, or `built-in`.
-    pub files: Vec<ConfigFile>,
-    /// `extractive`, or the LLM's provider and model; an invalid LLM setting
-    /// is named here.
-    pub llm: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ConfigFile {
-    pub name: String,
-    pub path: String,
 }
 
 // The request of an operation that takes nothing (`GET /status`, `GET
@@ -163,37 +78,3 @@ pub struct ConfigFile {
 )]
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
-
-/// `GET /tags`: every tag of the index and how many notes carry it.
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    Serialize,
-    Deserialize,
-    ToSchema,
-    utoipa::IntoParams,
-    schemars::JsonSchema,
-)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct TagsRequest {
-    /// Only tags that start with this (case-insensitive), e.g. `projekt/`.
-    #[serde(default)]
-    pub prefix: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct TagCount {
-    /// The tag as the notes write it, without `#`.
-    pub tag: String,
-    /// How many notes carry it.
-    pub notes: usize,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct TagsResponse {
-    /// Most used first; equals by name.
-    pub tags: Vec<TagCount>,
-}

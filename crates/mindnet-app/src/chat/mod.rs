@@ -25,8 +25,8 @@ pub(crate) use routing::{centroid_route, centroids};
 use sessions::{Session, Sessions, Turn};
 
 use crate::api::*;
+use crate::now;
 use crate::settings::LlmSetting;
-use crate::timestamp as now;
 use crate::{AppError, Settings, Workspace};
 use mindnet_chat::draft::heal;
 use mindnet_chat::extract::{self, Limits, SourceText};

@@ -2,6 +2,7 @@
 //! merged, then an extract or the LLM's answer over the enriched context.
 
 use super::*;
+use crate::ops::query::QueryRequest;
 
 impl Workspace {
     #[allow(clippy::too_many_arguments)]

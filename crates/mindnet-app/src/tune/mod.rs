@@ -19,8 +19,8 @@
 //! material, `search.rs` evaluates and ascends, `yaml.rs` writes the
 //! proposal. The submodules take this file's imports through `use super::*`.
 
-use crate::api::SyncRequest;
 use crate::eval::{EvalRequest, Question, note_name, read_questions};
+use crate::ops::sync::SyncRequest;
 use crate::{AppError, OpenMode, Settings, SettingsInput, Workspace};
 use mindnet_index::Progress;
 use mindnet_retrieve::config::Tunable;

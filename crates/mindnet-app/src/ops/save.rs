@@ -1,0 +1,190 @@
+//! `save`: writes a note into the vault (slugified name, only inside the
+//! vault, atomic, never overwriting unless asked) and indexes it before
+//! answering.
+
+use crate::operation::{Effect, Needs, Operation, Route, Tool};
+use crate::{AppError, ErrorCode, Workspace};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use crate::draft::{folder_parts, inside_vault};
+use crate::ops::sync::SyncRequest;
+use crate::slugify;
+use mindnet_ingest::scan::rel_path;
+use std::io::Write;
+
+
+/// Write a new note into the vault and index it before answering.
+pub struct SaveOp;
+
+impl Operation for SaveOp {
+    type Request = SaveRequest;
+    type Response = SaveResponse;
+    const NAME: &'static str = "save";
+    const ABOUT: &'static str = "Write a new note into the vault and index it before answering.";
+    const EFFECT: Effect = Effect::Writes;
+    const NEEDS: Needs = Needs::Index;
+    const ROUTE: Route = Route::post("/ingest/save");
+    const FAILS: &'static [ErrorCode] = &[ErrorCode::Conflict, ErrorCode::Unprocessable];
+    const TOOL: Option<Tool<SaveRequest>> = Some(Tool::new(
+        "write_note",
+        "Write a new note",
+        "Creates a Markdown note in the user's vault and indexes it before \
+            answering, so search finds it at once. The file name comes from the title; the note \
+            is never written outside the vault, and an existing note is only replaced with \
+            `overwrite: true`. Write only when the user asked for it.",
+    ));
+
+    fn run(ws: &Workspace, req: &SaveRequest) -> Result<SaveResponse, AppError> {
+        save(ws, req)
+    }
+}
+
+/// `POST /ingest/save`: writes a note into the vault and indexes it.
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct SaveRequest {
+    /// The note's title; the file name is slugified from it.
+    pub title: String,
+    /// The Markdown body. If it starts with a frontmatter block, it is
+    /// written as it is; otherwise a frontmatter with title, type and tags
+    /// is added.
+    pub text: String,
+    /// The note type, e.g. `concept`, `decision`, `experience`.
+    #[serde(default, rename = "type")]
+    pub note_type: Option<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// A vault-relative folder (created if missing); default: the vault root.
+    #[serde(default)]
+    pub folder: Option<String>,
+    /// Replace an existing file of the same name (default false: an existing
+    /// file is an error and stays untouched).
+    #[serde(default)]
+    pub overwrite: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SaveResponse {
+    pub note_id: String,
+    /// Vault-relative path of the written file.
+    pub path: String,
+    /// False when an existing file was replaced.
+    pub created: bool,
+    pub sync: crate::api::SyncSummary,
+}
+
+/// Writes the note, then indexes the vault; the response names the
+/// note's id in the index.
+fn save(ws: &Workspace, req: &SaveRequest) -> Result<SaveResponse, AppError> {
+    let title = req.title.trim();
+    if title.is_empty() || title.contains('\n') {
+        return Err(AppError::unprocessable(
+            "`title` must be one non-empty line",
+        ));
+    }
+    let slug = slugify(title);
+    if slug.is_empty() {
+        return Err(AppError::unprocessable(format!(
+            "`title` {title:?} leaves no usable file name; use letters or digits"
+        )));
+    }
+    let vault = ws.settings().require_vault()?;
+    let root = vault
+        .canonicalize()
+        .map_err(|e| AppError::internal(format!("{}: {e}", vault.display())))?;
+    let parts = folder_parts(req.folder.as_deref().unwrap_or(""))?;
+    let dir = inside_vault(&root, &parts)?;
+    let file = dir.join(format!("{slug}.md"));
+    let path = rel_path(&root, &file);
+    let existed = match std::fs::symlink_metadata(&file) {
+        Ok(m) if m.file_type().is_symlink() || !m.is_file() => {
+            return Err(AppError::unprocessable(format!(
+                "{}: exists and is not a plain file; not touched",
+                file.display()
+            )));
+        }
+        Ok(_) if !req.overwrite => {
+            return Err(AppError::conflict(format!(
+                "{path}: a note of this name exists; give `overwrite: true` to replace it"
+            )));
+        }
+        Ok(_) => true,
+        Err(_) => false,
+    };
+    let text = note_text(req, title);
+    let io = |e: std::io::Error| AppError::internal(format!("{}: {e}", file.display()));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".mindnet-save-")
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .map_err(io)?;
+    tmp.write_all(text.as_bytes()).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    if req.overwrite {
+        tmp.persist(&file).map_err(|e| io(e.error))?;
+    } else {
+        tmp.persist_noclobber(&file).map_err(|e| {
+            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                AppError::conflict(format!(
+                    "{path}: a note of this name appeared meanwhile; not overwritten"
+                ))
+            } else {
+                io(e.error)
+            }
+        })?;
+    }
+    let sync = ws.sync(
+        &SyncRequest {
+            paths: vec![path.clone()],
+            ..SyncRequest::default()
+        },
+        &(),
+    )?;
+    let store = ws.read();
+    let note_id = store
+        .catalog()?
+        .by_path(&path)
+        .map(|n| n.note_id.clone())
+        .ok_or_else(|| {
+            let why = sync
+                .skipped
+                .iter()
+                .find(|s| s.path == path)
+                .map_or("it was not indexed".to_string(), |s| s.reason.clone());
+            AppError::unprocessable(format!("{path}: written, but {why}"))
+        })?;
+    Ok(SaveResponse {
+        note_id,
+        path,
+        created: !existed,
+        sync,
+    })
+}
+
+fn note_text(req: &SaveRequest, title: &str) -> String {
+    if req.text.starts_with("---\n") || req.text.starts_with("---\r\n") {
+        return req.text.clone();
+    }
+    let mut s = String::from("---\n");
+    s += &format!("title: {}\n", yaml_str(title));
+    if let Some(t) = &req.note_type {
+        s += &format!("type: {}\n", yaml_str(t.trim()));
+    }
+    if !req.tags.is_empty() {
+        let tags: Vec<String> = req.tags.iter().map(|t| yaml_str(t.trim())).collect();
+        s += &format!("tags: [{}]\n", tags.join(", "));
+    }
+    s += "---\n\n";
+    s += &req.text;
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+/// A YAML scalar: JSON's double-quoted strings are valid YAML.
+fn yaml_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
