@@ -192,6 +192,10 @@ pub trait Operation: 'static {
     const NAME: &'static str;
     /// One line for the CLI's help and the guide's table.
     const ABOUT: &'static str;
+    /// A request as JSON that the bundled example vault answers: the
+    /// guide shows it, and the test that every transport gives the same
+    /// answer sends it.
+    const EXAMPLE: &'static str;
     const EFFECT: Effect;
     const NEEDS: Needs;
     const ROUTE: Route;

@@ -22,6 +22,7 @@ impl Operation for AnalyzeOp {
     type Response = AnalyzeResponse;
     const NAME: &'static str = "analyze";
     const ABOUT: &'static str = "For a draft, the notes it should link and the edge kind of each.";
+    const EXAMPLE: &'static str = r#"{"text": "Heute habe ich Qdrant und BM25 verglichen.", "title": "Vergleich"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::post("/ingest/analyze");

@@ -17,6 +17,7 @@ impl Operation for AskOp {
     type Response = QueryResponse;
     const NAME: &'static str = "ask";
     const ABOUT: &'static str = "Answer a causal question (\"Warum …?\", \"Welche Folgen …?\") with its explanation chain.";
+    const EXAMPLE: &'static str = r#"{"question": "Warum habe ich mich für Qdrant entschieden?"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::post("/ask");

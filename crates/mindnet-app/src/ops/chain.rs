@@ -22,6 +22,7 @@ impl Operation for ChainOp {
     type Response = ChainResponse;
     const NAME: &'static str = "chain";
     const ABOUT: &'static str = "Preview the causal neighbourhood of a note: its causes and effects, as a tree.";
+    const EXAMPLE: &'static str = r#"{"note": "Qdrant als Vektordatenbank"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::FilesOrIndex;
     const ROUTE: Route = Route::post("/chain");

@@ -15,6 +15,7 @@ impl Operation for ConfigOp {
     type Response = ConfigResponse;
     const NAME: &'static str = "config";
     const ABOUT: &'static str = "The configuration in use: files, model, language, LLM.";
+    const EXAMPLE: &'static str = r#"{}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::get("/config");

@@ -18,6 +18,7 @@ impl Operation for FeedbackOp {
     type Response = FeedbackResponse;
     const NAME: &'static str = "feedback";
     const ABOUT: &'static str = "Rate a hit of an earlier query (1-5); appended to logs/feedback.jsonl.";
+    const EXAMPLE: &'static str = r#"{"query_id": "q-0000", "node_id": "generated_answer", "score": 4}"#;
     const EFFECT: Effect = Effect::Writes;
     const NEEDS: Needs = Needs::Files;
     const ROUTE: Route = Route::post("/feedback");

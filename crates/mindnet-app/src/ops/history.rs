@@ -16,6 +16,7 @@ impl Operation for HistoryOp {
     type Response = HistoryResponse;
     const NAME: &'static str = "history";
     const ABOUT: &'static str = "The latest searches and chat questions, newest first.";
+    const EXAMPLE: &'static str = r#"{"limit": 5}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Files;
     const ROUTE: Route = Route::get("/history");

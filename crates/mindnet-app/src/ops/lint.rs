@@ -17,6 +17,7 @@ impl Operation for LintOp {
     type Response = LintResponse;
     const NAME: &'static str = "lint";
     const ABOUT: &'static str = "Check the vault's edges and links as an author: vocabulary, targets, spellings, type rules, chains.";
+    const EXAMPLE: &'static str = r#"{"severity": "warning"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Files;
     const ROUTE: Route = Route::post("/lint");

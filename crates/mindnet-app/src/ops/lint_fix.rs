@@ -15,6 +15,7 @@ impl Operation for LintFixOp {
     type Response = FixResponse;
     const NAME: &'static str = "lint_fix";
     const ABOUT: &'static str = "The fixes the linter can make safely, as diffs; written with `write`.";
+    const EXAMPLE: &'static str = r#"{"add_inverses": true}"#;
     const EFFECT: Effect = Effect::Writes;
     const NEEDS: Needs = Needs::Files;
     const ROUTE: Route = Route::post("/lint/fix").summary(

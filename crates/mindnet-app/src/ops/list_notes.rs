@@ -14,6 +14,7 @@ impl Operation for ListNotesOp {
     type Response = ListNotesResponse;
     const NAME: &'static str = "list_notes";
     const ABOUT: &'static str = "A page of the indexed notes, in path order.";
+    const EXAMPLE: &'static str = r#"{"limit": 5}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::get("/notes");

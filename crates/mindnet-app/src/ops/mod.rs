@@ -101,4 +101,19 @@ mod tests {
         assert_eq!(seen.0.len(), n, "{:?}", seen.0);
         assert!(names().contains(&"tags"));
     }
+
+    #[test]
+    fn every_example_is_a_request() {
+        struct Examples(Vec<String>);
+        impl Visit for Examples {
+            fn op<O: Operation>(&mut self) {
+                if let Err(e) = serde_json::from_str::<O::Request>(O::EXAMPLE) {
+                    self.0.push(format!("{}: {e}", O::NAME));
+                }
+            }
+        }
+        let mut bad = Examples(Vec::new());
+        visit(&mut bad);
+        assert!(bad.0.is_empty(), "{:?}", bad.0);
+    }
 }

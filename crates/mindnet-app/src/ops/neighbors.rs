@@ -23,6 +23,7 @@ impl Operation for NeighborsOp {
     type Response = GraphResponse;
     const NAME: &'static str = "neighbors";
     const ABOUT: &'static str = "The notes within a few links of a note, and the typed edges between them.";
+    const EXAMPLE: &'static str = r#"{"note": "Qdrant als Vektordatenbank", "hops": 2}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::get("/graph/neighbors");

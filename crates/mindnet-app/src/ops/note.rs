@@ -16,6 +16,7 @@ impl Operation for NoteOp {
     type Response = NoteResponse;
     const NAME: &'static str = "note";
     const ABOUT: &'static str = "A note as the index holds it: its chunks, and its edges in and out.";
+    const EXAMPLE: &'static str = r#"{"id": "Qdrant als Vektordatenbank"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::get("/notes/{*id}");

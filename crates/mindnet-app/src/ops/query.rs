@@ -17,6 +17,7 @@ impl Operation for QueryOp {
     type Response = QueryResponse;
     const NAME: &'static str = "query";
     const ABOUT: &'static str = "Hybrid search with explanations: one hit per note, each with its reasons.";
+    const EXAMPLE: &'static str = r#"{"text": "Warum habe ich mich für Qdrant entschieden?"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::post("/query");

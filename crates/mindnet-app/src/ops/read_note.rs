@@ -23,6 +23,7 @@ impl Operation for ReadNoteOp {
     type Response = ReadNoteResponse;
     const NAME: &'static str = "read_note";
     const ABOUT: &'static str = "A note as its file holds it, whole or one section, with its links in and out.";
+    const EXAMPLE: &'static str = r#"{"note": "Qdrant als Vektordatenbank", "section": "Kontext"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::get("/read_note");

@@ -20,6 +20,7 @@ impl Operation for RecentChangesOp {
     type Response = RecentResponse;
     const NAME: &'static str = "recent_changes";
     const ABOUT: &'static str = "The notes whose files changed lately, newest first, and whether each is indexed.";
+    const EXAMPLE: &'static str = r#"{"since": "30d", "limit": 5}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::get("/recent_changes");

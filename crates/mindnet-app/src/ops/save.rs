@@ -21,6 +21,7 @@ impl Operation for SaveOp {
     type Response = SaveResponse;
     const NAME: &'static str = "save";
     const ABOUT: &'static str = "Write a new note into the vault and index it before answering.";
+    const EXAMPLE: &'static str = r#"{"title": "Zitronenbaum im Winter", "text": "Der Zitronenbaum überwintert hell und kühl.", "type": "experience", "tags": ["garten"]}"#;
     const EFFECT: Effect = Effect::Writes;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::post("/ingest/save");

@@ -16,6 +16,7 @@ impl Operation for StatusOp {
     type Response = StatusResponse;
     const NAME: &'static str = "status";
     const ABOUT: &'static str = "Counts, model and last import of the index, and the running sync.";
+    const EXAMPLE: &'static str = r#"{}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::get("/status");

@@ -15,6 +15,7 @@ impl Operation for SyncOp {
     type Response = SyncSummary;
     const NAME: &'static str = "sync";
     const ABOUT: &'static str = "Bring the index up to date with the vault, or with the files that changed.";
+    const EXAMPLE: &'static str = r#"{}"#;
     const EFFECT: Effect = Effect::Writes;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::post("/sync").without_deadline();

@@ -17,6 +17,7 @@ impl Operation for TagsOp {
     type Response = TagsResponse;
     const NAME: &'static str = "tags";
     const ABOUT: &'static str = "The tags of the indexed notes, most used first, with their counts.";
+    const EXAMPLE: &'static str = r#"{"prefix": "k"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::get("/tags");
