@@ -4,6 +4,9 @@
 
 use crate::questions::sample_questions;
 use anyhow::{Context, Result, bail};
+use mindnet_app::Operation;
+use mindnet_app::ops::query::QueryOp;
+use mindnet_app::ops::status::StatusOp;
 use mindnet_retrieve::eval::latency;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -82,7 +85,7 @@ pub(crate) fn start(vault: &std::path::Path) -> Result<(Served, f64)> {
     let http = reqwest::blocking::Client::new();
     loop {
         let ok = http
-            .get(format!("{}/health", served.base))
+            .get(format!("{}{}", served.base, mindnet_server::paths::HEALTH))
             .send()
             .ok()
             .and_then(|r| r.json::<Value>().ok())
@@ -101,7 +104,7 @@ pub(crate) fn start(vault: &std::path::Path) -> Result<(Served, f64)> {
 pub(crate) fn ask(http: &reqwest::blocking::Client, base: &str, q: &str) -> Option<f64> {
     let t = Instant::now();
     let r = http
-        .post(format!("{base}/query"))
+        .post(format!("{base}{}", QueryOp::ROUTE.path))
         .json(&json!({ "text": q }))
         .send()
         .ok()?;
@@ -240,7 +243,10 @@ pub fn run(args: ServeBench) -> Result<ExitCode> {
     if args.edit > 0 {
         let files = mindnet_ingest::scan::scan_vault(&args.vault)?.files;
         let n = args.edit.min(files.len());
-        let before: Value = http.get(format!("{}/status", served.base)).send()?.json()?;
+        let before: Value = http
+            .get(format!("{}{}", served.base, StatusOp::ROUTE.path))
+            .send()?
+            .json()?;
         let finished_before = before["sync"]["last_finished"].clone();
         for f in files.iter().take(n) {
             let mut text = std::fs::read_to_string(&f.abs_path)?;

@@ -18,6 +18,7 @@ use mindnet_app::ServeSettings;
 use mindnet_app::operation::{Method, Operation};
 use mindnet_app::ops::lint_fix::FixRequest;
 use mindnet_app::ops::{self, Visit};
+use mindnet_server::paths;
 use std::sync::LazyLock;
 use tower::ServiceExt;
 
@@ -41,14 +42,13 @@ static ROUTES: LazyLock<Vec<Target>> = LazyLock::new(|| {
     let mut routes = Routes(Vec::new());
     ops::visit(&mut routes);
     let fixed = [
-        (false, "/"),
-        (false, "/ui/{file}"),
-        (false, "/health"),
-        (false, "/ready"),
-        (false, "/openapi.json"),
-        (true, "/chat"),
-        (true, "/mcp"),
-        (false, "/mcp"),
+        (false, paths::UI),
+        (false, paths::UI_FILES),
+        (false, paths::HEALTH),
+        (false, paths::READY),
+        (false, paths::OPENAPI),
+        (true, paths::MCP),
+        (false, paths::MCP),
         (false, "/no/such/route"),
     ];
     routes

@@ -2,8 +2,10 @@
 //! `Workspace`, over HTTP, with the same request and response types and
 //! the same errors (the server's JSON error becomes the `AppError` it was).
 
+use crate::paths;
 use mindnet_app::api::{ChatEvent, ChatRequest, ChatResponse, HealthResponse};
 use mindnet_app::operation::{Method, Operation, Route};
+use mindnet_app::ops::chat::ChatOp;
 use mindnet_app::service::Service;
 use mindnet_app::{AppError, ErrorBody, ErrorCode};
 use serde::de::DeserializeOwned;
@@ -63,7 +65,8 @@ impl Client {
     }
 
     pub fn health(&self) -> Result<HealthResponse, AppError> {
-        self.send(self.http.get(format!("{}/health", self.base)), "/health")
+        let url = format!("{}{}", self.base, paths::HEALTH);
+        self.send(self.http.get(url), paths::HEALTH)
     }
 
     /// The address of `O`'s route for `req`: each `{field}` of the path
@@ -124,13 +127,13 @@ impl Service for Client {
         use std::io::BufRead;
         let mut http = self
             .http
-            .post(format!("{}/chat", self.base))
+            .post(format!("{}{}", self.base, ChatOp::ROUTE.path))
             .header("accept", "text/event-stream")
             .json(req);
         if let Some(t) = &self.token {
             http = http.bearer_auth(t);
         }
-        let what = "/chat";
+        let what = ChatOp::ROUTE.path;
         let resp = http.send().map_err(|e| {
             AppError::unavailable(format!("{}{what}: cannot reach the server: {e}", self.base))
         })?;

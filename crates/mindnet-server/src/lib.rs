@@ -2,8 +2,9 @@
 //! thin shell over `mindnet_app::Workspace`: every handler parses, calls
 //! one operation on a blocking thread, and answers JSON.
 //!
-//! - `routes.rs`: the endpoints and the OpenAPI document generated from
-//!   the API types.
+//! - `routes.rs`: the endpoints; every operation of the table has one
+//!   generic handler. `openapi.rs`: the OpenAPI document, derived from the
+//!   table. `paths.rs`: the paths outside the table.
 //! - `guard.rs`: what a request must satisfy before a handler sees it
 //!   (Host, Origin, token, body size, time).
 //! - `/mcp`: the MCP server of `mindnet-mcp` over streamable HTTP, behind
@@ -15,12 +16,14 @@
 
 pub mod client;
 mod guard;
+mod openapi;
 pub mod owner;
+pub mod paths;
 mod routes;
 mod serve;
 mod ui;
 mod watch;
 
 pub use client::Client;
-pub use routes::openapi_json;
+pub use openapi::openapi_json;
 pub use serve::{ServeError, mcp_stdio, router_over, serve};

@@ -9,14 +9,12 @@ use axum::extract::{FromRequest, FromRequestParts, Path, Request, State};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response, sse};
-use mindnet_app::api::{ChatEvent, ChatRequest, ChatResponse, HealthResponse};
-use mindnet_app::operation::{Method, Operation, failures};
-use mindnet_app::ops::{self, Visit};
+use mindnet_app::api::{ChatEvent, ChatRequest, HealthResponse};
+use mindnet_app::operation::{Method, Operation};
 use mindnet_app::service::on_files;
 use mindnet_app::{AppError, ErrorBody, ErrorCode, Settings, Workspace};
 use serde::de::DeserializeOwned;
 use std::sync::{Arc, RwLock};
-use utoipa::OpenApi;
 
 /// What the handlers share: the settings, and the workspace once it is open.
 pub struct AppState {
@@ -170,7 +168,7 @@ async fn run<T: Send + 'static>(
 
 type Shared = State<Arc<AppState>>;
 
-#[utoipa::path(get, path = "/health", responses((status = 200, body = HealthResponse)))]
+/// `GET /health`: the process lives (and whether its index is open).
 pub async fn health(State(s): Shared) -> Json<HealthResponse> {
     let status = match &*s.workspace.read().unwrap_or_else(|e| e.into_inner()) {
         Opening::Ready(_) => "ok",
@@ -184,14 +182,7 @@ pub async fn health(State(s): Shared) -> Json<HealthResponse> {
     })
 }
 
-/// Whether the server takes work: 200 once the index is open, else 503.
-///
-/// `/health` says the process lives (200 from the first moment); this says
-/// whether every operation answers: a load balancer's readiness probe, or
-/// a client that has just started the server. 503 while the index opens,
-/// or when it could not be opened.
-#[utoipa::path(get, path = "/ready", responses(
-    (status = 200, body = HealthResponse), (status = 503, body = ErrorBody)))]
+/// `GET /ready`: whether the server takes work (`openapi.rs` says more).
 pub async fn ready(State(s): Shared) -> Answer<HealthResponse> {
     s.workspace()?;
     Ok(health(State(s)).await)
@@ -239,12 +230,10 @@ pub async fn handle<O: Operation>(State(s): Shared, Input(req): Input<O>) -> Ans
     .await
 }
 
-/// `POST /chat`: a whole JSON answer, or with `Accept: text/event-stream`
-/// server-sent events `meta`, `token`…, `done` (or `error`). A client that
-/// goes away closes the stream, which cancels a running LLM request.
-#[utoipa::path(post, path = "/chat", request_body = ChatRequest, responses(
-    (status = 200, body = ChatResponse, description = "JSON, or an event stream of ChatEvent"),
-    (status = 400, body = ErrorBody), (status = 503, body = ErrorBody)))]
+/// The chat's route (`ChatOp`): a whole JSON answer, or with `Accept:
+/// text/event-stream` server-sent events `meta`, `token`…, `done` (or
+/// `error`). A client that goes away closes the stream, which cancels a
+/// running LLM request.
 pub async fn chat(
     State(s): Shared,
     headers: axum::http::HeaderMap,
@@ -306,34 +295,6 @@ fn event(e: &ChatEvent) -> sse::Event {
         .unwrap_or_default()
 }
 
-#[derive(OpenApi)]
-#[openapi(
-    info(
-        title = "mindnet",
-        description = "A typed knowledge graph of an Obsidian vault: hybrid retrieval with explanations, causal chains, drafts."
-    ),
-    paths(health, ready, chat),
-    components(schemas(ErrorBody, AppError, ErrorCode))
-)]
-struct ApiDoc;
-
-/// The OpenAPI document of the API: `/health`, `/ready` and `/chat` from their
-/// handlers, every other route from the operation table.
-pub fn openapi_json() -> String {
-    let mut doc = ApiDoc::openapi();
-    ops::visit(&mut Document { doc: &mut doc });
-    doc.to_pretty_json()
-        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
-}
-
-pub async fn openapi() -> Response {
-    (
-        [(axum::http::header::CONTENT_TYPE, "application/json")],
-        openapi_json(),
-    )
-        .into_response()
-}
-
 pub async fn not_found() -> ApiError {
     ApiError(AppError::not_found(
         "no such endpoint; see GET /openapi.json",
@@ -344,145 +305,4 @@ pub async fn method_not_allowed() -> ApiError {
     ApiError(AppError::bad_request(
         "method not allowed for this endpoint",
     ))
-}
-
-/// Adds each operation's route to the OpenAPI document, and its request
-/// and response types to the schemas.
-struct Document<'a> {
-    doc: &'a mut utoipa::openapi::OpenApi,
-}
-
-impl Document<'_> {
-    fn schema<T: utoipa::ToSchema>(&mut self) -> utoipa::openapi::Ref {
-        let mut all = vec![(T::name().to_string(), T::schema())];
-        T::schemas(&mut all);
-        let components = self.doc.components.get_or_insert_with(Default::default);
-        for (name, schema) in all {
-            components.schemas.entry(name).or_insert(schema);
-        }
-        utoipa::openapi::Ref::from_schema_name(T::name())
-    }
-}
-
-fn json(schema: utoipa::openapi::Ref) -> utoipa::openapi::Content {
-    utoipa::openapi::ContentBuilder::new()
-        .schema(Some(schema))
-        .build()
-}
-
-impl Visit for Document<'_> {
-    fn op<O: Operation>(&mut self) {
-        use utoipa::openapi::{HttpMethod, Required, ResponseBuilder, path, request_body};
-        let route = O::ROUTE;
-        let ok = self.schema::<O::Response>();
-        let mut op = path::OperationBuilder::new()
-            .tags(Some(Vec::<String>::new()))
-            .summary(route.summary)
-            .operation_id(Some(O::NAME))
-            .response(
-                "200",
-                ResponseBuilder::new()
-                    .description("")
-                    .content("application/json", json(ok)),
-            );
-        let params = parameters::<O>();
-        if !params.is_empty() {
-            op = op.parameters(Some(params));
-        }
-        if route.method == Method::Post {
-            let body = self.schema::<O::Request>();
-            op = op.request_body(Some(
-                request_body::RequestBodyBuilder::new()
-                    .content("application/json", json(body))
-                    .required(Some(Required::True))
-                    .build(),
-            ));
-        }
-        for code in failures::<O>() {
-            let error = self.schema::<ErrorBody>();
-            op = op.response(
-                code.http_status().to_string(),
-                ResponseBuilder::new()
-                    .description("")
-                    .content("application/json", json(error)),
-            );
-        }
-        let method = match route.method {
-            Method::Get => HttpMethod::Get,
-            Method::Post => HttpMethod::Post,
-        };
-        let path = route.path.replace("{*", "{");
-        self.doc.paths.add_path_operation(path, vec![method], op);
-    }
-}
-
-/// The parameters of a `GET` operation: each field of its request, in the
-/// path when the route names it (`{field}`), else in the query; required
-/// when the request requires it; its doc comment as its description.
-fn parameters<O: Operation>() -> Vec<utoipa::openapi::path::Parameter> {
-    use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
-    use utoipa::openapi::{RefOr, Required, Schema};
-    let route = O::ROUTE;
-    if route.method != Method::Get {
-        return Vec::new();
-    }
-    let RefOr::T(Schema::Object(request)) = <O::Request as utoipa::PartialSchema>::schema() else {
-        return Vec::new();
-    };
-    let mut params = Vec::new();
-    for (name, schema) in request.properties {
-        let in_path = route.path.contains(&format!("{{{name}}}"))
-            || route.path.contains(&format!("{{*{name}}}"));
-        let (description, schema) = undocumented(schema);
-        let required = in_path || request.required.contains(&name);
-        params.push(
-            ParameterBuilder::new()
-                .name(name)
-                .parameter_in(if in_path {
-                    ParameterIn::Path
-                } else {
-                    ParameterIn::Query
-                })
-                .description(description)
-                .required(if required {
-                    Required::True
-                } else {
-                    Required::False
-                })
-                .schema(Some(schema))
-                .build(),
-        );
-    }
-    params
-}
-
-/// A property's description taken out of its schema (a parameter carries
-/// it beside the schema), and `null` out of its types: a parameter left
-/// out is absent, never null.
-fn undocumented(
-    schema: utoipa::openapi::RefOr<utoipa::openapi::Schema>,
-) -> (
-    Option<String>,
-    utoipa::openapi::RefOr<utoipa::openapi::Schema>,
-) {
-    use utoipa::openapi::schema::{SchemaType, Type};
-    use utoipa::openapi::{RefOr, Schema};
-    match schema {
-        RefOr::T(Schema::Object(mut o)) => {
-            let description = o.description.take();
-            if let SchemaType::Array(types) = &o.schema_type {
-                let types: Vec<Type> = types
-                    .iter()
-                    .filter(|t| **t != Type::Null)
-                    .cloned()
-                    .collect();
-                o.schema_type = match types.as_slice() {
-                    [one] => SchemaType::Type(one.clone()),
-                    _ => SchemaType::Array(types),
-                };
-            }
-            (description, RefOr::T(Schema::Object(o)))
-        }
-        other => (None, other),
-    }
 }

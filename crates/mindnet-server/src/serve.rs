@@ -6,14 +6,16 @@
 use crate::guard::{self, Guard};
 use crate::owner::{self, OwnerRecord};
 use crate::routes::{self, AppState, Opening};
-use crate::watch;
+use crate::{paths, watch};
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use mindnet_app::operation::{Method, Operation};
+use mindnet_app::ops::chat::ChatOp;
 use mindnet_app::ops::sync::SyncRequest;
 use mindnet_app::ops::{self, Visit};
 use mindnet_app::{AppError, OpenMode, ServeSettings, Settings, Workspace};
+use std::any::TypeId;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -54,17 +56,14 @@ fn router(
             deadline(timeout, req, next)
         }));
     let app = Router::new()
-        .route("/", get(crate::ui::index))
-        .route("/ui/{file}", get(crate::ui::asset))
-        .route("/health", get(routes::health))
-        .route("/ready", get(routes::ready))
-        .route("/openapi.json", get(routes::openapi))
-        // A streamed answer runs as long as the LLM writes (each read is
-        // bounded by MINDNET_LLM_TIMEOUT).
-        .route("/chat", post(routes::chat))
+        .route(paths::UI, get(crate::ui::index))
+        .route(paths::UI_FILES, get(crate::ui::asset))
+        .route(paths::HEALTH, get(routes::health))
+        .route(paths::READY, get(routes::ready))
+        .route(paths::OPENAPI, get(crate::openapi::openapi))
         // MCP over streamable HTTP: event streams stay open while a client
         // listens; each tool call runs one workspace operation.
-        .nest_service("/mcp", mcp.service)
+        .nest_service(paths::MCP, mcp.service)
         .merge(timed)
         .merge(table.untimed)
         .fallback(routes::not_found)
@@ -99,6 +98,8 @@ impl Visit for Mount {
     fn op<O: Operation>(&mut self) {
         let route = O::ROUTE;
         let handler = match route.method {
+            // The chat answers as a stream when asked: its own handler.
+            _ if TypeId::of::<O>() == TypeId::of::<ChatOp>() => post(routes::chat),
             Method::Get => get(routes::handle::<O>),
             Method::Post => post(routes::handle::<O>),
         };

@@ -3,6 +3,7 @@
 //! The assets hold no data, so they need no token; everything they show
 //! comes from the API, with the token the user gives.
 
+use crate::paths;
 use axum::extract::Path;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -43,12 +44,12 @@ const INDEX: &str = include_str!("../ui/index.html");
 
 /// Paths served without a token.
 pub fn is_public(path: &str) -> bool {
-    is_asset(path) || path == "/health" || path == "/ready"
+    is_asset(path) || path == paths::HEALTH || path == paths::READY
 }
 
 /// The UI's static files: no data, cached as they say.
 pub fn is_asset(path: &str) -> bool {
-    path == "/" || path.starts_with("/ui/")
+    path == paths::UI || path.starts_with(paths::UI_FILES.trim_end_matches("{file}"))
 }
 
 fn headers(kind: &'static str) -> [(header::HeaderName, &'static str); 3] {

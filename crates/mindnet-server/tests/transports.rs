@@ -33,6 +33,7 @@ const VOLATILE: &[&str] = &[
     "modified",
     "since",
     "query_id",
+    "session",
 ];
 
 fn example_vault() -> PathBuf {

@@ -15,7 +15,9 @@ pub const MAX_SESSION_BYTES: usize = 256 * 1024;
 /// A session untouched this long is forgotten (a week).
 pub const SESSION_TTL: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct ChatRequest {
     pub message: String,

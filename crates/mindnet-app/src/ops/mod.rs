@@ -48,6 +48,7 @@ operations! {
     config::ConfigOp,
     lint_fix::LintFixOp,
     list_notes::ListNotesOp,
+    chat::ChatOp,
 }
 
 /// Every operation's name, in table order.
