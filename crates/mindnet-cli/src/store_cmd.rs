@@ -3,9 +3,9 @@
 use crate::args::{ConfigArgs, DataArgs, settings};
 use crate::backend::{Backend, refuse_if_served};
 use anyhow::Result;
-use mindnet_app::Service;
 use mindnet_app::api::NoArgs;
 use mindnet_app::ops::status::StatusOp;
+use mindnet_app::{Service, Settings, SettingsInput};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -138,18 +138,19 @@ pub enum ModelsCommand {
 
 pub fn models(cmd: ModelsCommand) -> Result<ExitCode> {
     let say = |m: &str| eprintln!("{m}");
+    let settings = Settings::resolve(SettingsInput::default());
     match cmd {
         ModelsCommand::Fetch { name } => {
-            for m in mindnet_app::models::fetch(name.as_deref(), &say)? {
+            for m in mindnet_app::models::fetch(&settings, name.as_deref(), &say)? {
                 println!("{} {} → {}", m.name, m.version, m.dir.display());
             }
         }
         ModelsCommand::List => {
             println!(
                 "model cache: {}",
-                mindnet_app::models::cache_dir().display()
+                mindnet_app::models::cache_dir(&settings).display()
             );
-            for m in mindnet_app::models::list() {
+            for m in mindnet_app::models::list(&settings) {
                 let state = if m.cached { "cached" } else { "not fetched" };
                 println!(
                     "  {:<9} {:>3} dims  {} {} ({})  {state}",

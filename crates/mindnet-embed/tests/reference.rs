@@ -2,6 +2,8 @@
 //! (vectors made by `tests/data/make_reference.py`). Needs the real weights:
 //! they are fetched into the model cache on first run.
 
+mod common;
+
 use mindnet_embed::{Embedder, fetch, models, usem3};
 use serde_json::Value;
 
@@ -38,11 +40,9 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
 #[test]
 fn use_m3_matches_the_reference() {
     let r = reference();
-    let dir = fetch::ensure(
-        &mindnet_app::settings::embed_settings(),
-        models::USE_M3,
-        &|m| eprintln!("{m}"),
-    )
+    let dir = fetch::ensure(&common::model_settings(), models::USE_M3, &|m| {
+        eprintln!("{m}")
+    })
     .expect("use-m3 weights");
     let model = usem3::UseM3::load(&dir).unwrap();
     let sentences: Vec<&str> = r["sentences"]
@@ -72,11 +72,9 @@ fn use_m3_matches_the_reference() {
 #[test]
 fn e5_small_matches_the_reference() {
     let r = reference();
-    let dir = fetch::ensure(
-        &mindnet_app::settings::embed_settings(),
-        models::E5_SMALL,
-        &|m| eprintln!("{m}"),
-    )
+    let dir = fetch::ensure(&common::model_settings(), models::E5_SMALL, &|m| {
+        eprintln!("{m}")
+    })
     .expect("e5-small weights");
     let model = mindnet_embed::e5::E5Small::load(&dir).unwrap();
     let sentences: Vec<&str> = r["sentences"]
