@@ -7,7 +7,7 @@ use crate::backend::{Backend, refuse_if_served};
 use anyhow::{Context, Result, bail};
 use mindnet_app::Service;
 use mindnet_app::Settings;
-use mindnet_app::api::*;
+use mindnet_app::api::{Lang, Mode};
 use mindnet_app::eval::{EvalRequest, evaluate};
 use mindnet_app::ops::ask::{AskOp, AskRequest};
 use mindnet_app::ops::feedback::{FeedbackOp, FeedbackRequest};

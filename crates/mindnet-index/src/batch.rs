@@ -1,8 +1,13 @@
 //! Embedding a batch of notes in one call of the embedder, and the vectors
 //! the smart edges of the batch compare.
 
-use super::*;
-
+use super::Pending;
+use super::SyncError;
+use super::smart;
+use mindnet_core::Chunk;
+use mindnet_core::NoteBundle;
+use mindnet_embed::Embedder;
+use std::collections::HashMap;
 /// The vectors of a batch's notes (`None` for a relinked note, whose chunks
 /// are kept), from one call of the embedder for all their windows: a batch
 /// of one-chunk notes keeps every core busy, where a call per note used one.

@@ -1,8 +1,17 @@
 //! What a stored note is compared by, to decide whether it is new, changed,
 //! relinked or unchanged: digests of its chunks and of what makes its edges.
 
-use super::*;
-
+use super::Action;
+use super::SyncOptions;
+use super::smart::LinkJudge;
+use mindnet_core::Chunk;
+use mindnet_core::Edge;
+use mindnet_core::NoteBundle;
+use mindnet_ingest::Config;
+use mindnet_store::NoteState;
+use serde::Serialize;
+use sha2::Digest;
+use sha2::Sha256;
 /// What a stored note is compared by: its chunks, and all that makes its
 /// edges.
 pub(super) struct Digests {

@@ -13,18 +13,21 @@
 //! Here: the options, the report and `sync`. `digests.rs` decides what a
 //! note needs, `batch.rs` embeds a batch, `partial.rs` plans a sync of some
 //! files; `manifest.rs` answers an unchanged vault without opening the
-//! index, `smart.rs` proposes links. The submodules take this file's imports
-//! through `use super::*`.
+//! index, `smart.rs` proposes links.
 
-use mindnet_core::{Chunk, Edge, NoteBundle, Warning};
+use crate::batch::BatchVectors;
+use crate::batch::embed_batch;
+use crate::digests::Digests;
+use crate::partial::deletions;
+use crate::partial::plan_partial;
+use mindnet_core::{Edge, NoteBundle, Warning};
 use mindnet_embed::{EmbedError, Embedder};
 use mindnet_ingest::plan::{Planned, Planner};
 use mindnet_ingest::resolve::NoteEntry;
 use mindnet_ingest::{Config, ImportOptions, IngestError, Skipped};
 use mindnet_store::{NoteState, NoteWrite, Store, StoreError};
 use serde::Serialize;
-use sha2::{Digest, Sha256};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Instant;
@@ -38,10 +41,7 @@ mod batch;
 mod digests;
 mod partial;
 
-use batch::*;
-use digests::*;
 pub use digests::{chunks_digest, edges_digest};
-use partial::*;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SyncError {

@@ -1,8 +1,19 @@
 //! A sync of some files: their plan, the notes whose links they touch, and
 //! what a deletion removes.
 
-use super::*;
-
+use super::SyncError;
+use super::known_notes;
+use super::read;
+use mindnet_ingest::Config;
+use mindnet_ingest::ImportOptions;
+use mindnet_ingest::plan::Planner;
+use mindnet_store::NoteState;
+use mindnet_store::Store;
+use std::collections::BTreeSet;
+use std::collections::HashMap;
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::RwLock;
 /// A plan of some files, and the vault paths it stands for.
 pub(super) struct Partial<'c> {
     pub(super) planner: Planner<'c>,

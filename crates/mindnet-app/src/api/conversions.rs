@@ -2,7 +2,28 @@
 //! completely (no `..`), so a new internal field is a compile error here
 //! until someone decides whether the API shows it.
 
-use super::*;
+use super::notes::ChunkInfo;
+use super::notes::EdgeInfo;
+use super::notes::NoteInfo;
+use super::query::Causal;
+use super::query::CausalPath;
+use super::query::Direction;
+use super::query::Hit;
+use super::query::Lang;
+use super::query::Mode;
+use super::query::PathNote;
+use super::query::PathScore;
+use super::query::PathStep;
+use super::query::QueryResponse;
+use super::query::ScoreBreakdown;
+use super::query::SectionHit;
+use super::query::Subgraph;
+use super::query::SubgraphEdge;
+use super::query::SubgraphNode;
+use super::query::Timings;
+use super::status::Skipped;
+use super::status::SyncSummary;
+use super::status::Warning;
 use mindnet_retrieve as r;
 use mindnet_retrieve::causal as c;
 

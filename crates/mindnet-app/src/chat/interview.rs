@@ -1,7 +1,29 @@
 //! Interviews: the schema's questions without an LLM, one draft with it.
 
-use super::*;
-
+use super::Answer;
+use super::history;
+use super::meta;
+use super::mode;
+use super::route_info;
+use super::sessions::Session;
+use super::today;
+use crate::AppError;
+use crate::Workspace;
+use crate::chat::AnswerMode;
+use crate::chat::ChatEvent;
+use crate::chat::DraftInfo;
+use mindnet_chat::ChatMessage;
+use mindnet_chat::Llm;
+use mindnet_chat::LlmRequest;
+use mindnet_chat::Priority;
+use mindnet_chat::Role;
+use mindnet_chat::draft::heal;
+use mindnet_chat::interview::Interview;
+use mindnet_chat::interview::Step;
+use mindnet_chat::prompts::Messages;
+use mindnet_chat::prompts::Prompts;
+use mindnet_chat::prompts::fill;
+use mindnet_chat::route::Route;
 impl Workspace {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn start_interview(

@@ -1,7 +1,14 @@
 //! Smart edges judged by the LLM (CHAT-7).
 
-use super::*;
-
+use mindnet_chat::ChatMessage;
+use mindnet_chat::Llm;
+use mindnet_chat::Priority;
+use mindnet_chat::Role;
+use mindnet_chat::prompts::Prompts;
+use mindnet_chat::prompts::fill;
+use mindnet_index::LinkCandidate;
+use mindnet_index::LinkJudge;
+use std::sync::Arc;
 /// Smart edges judged by the LLM (CHAT-7): one structured question per
 /// link, at background priority, so a chat stays responsive meanwhile.
 #[derive(Debug)]

@@ -12,6 +12,17 @@
 //! retrieves and answers, `judge.rs` lends the LLM to smart edges,
 //! `sessions.rs` keeps the conversations.
 
+use crate::api::AnswerMode;
+use crate::api::CHAT_K;
+use crate::api::Causal;
+use crate::api::ChatEvent;
+use crate::api::ChatMeta;
+use crate::api::ChatRequest;
+use crate::api::ChatResponse;
+use crate::api::ChatTimings;
+use crate::api::DraftInfo;
+use crate::api::RouteInfo;
+use crate::api::Source;
 mod interview;
 mod judge;
 mod rag;
@@ -24,19 +35,14 @@ use rag::citations;
 pub(crate) use routing::{centroid_route, centroids};
 use sessions::{Session, Sessions, Turn};
 
-use crate::api::*;
 use crate::now;
 use crate::settings::LlmSetting;
 use crate::{AppError, Settings, Workspace};
-use mindnet_chat::draft::heal;
-use mindnet_chat::extract::{self, Limits, SourceText};
-use mindnet_chat::interview::{Interview, Step};
-use mindnet_chat::prompts::{Messages, Prompts, fill};
+use mindnet_chat::interview::Step;
+use mindnet_chat::prompts::{Messages, Prompts};
 use mindnet_chat::route::{self, Centroids, Route, RouteBy};
-use mindnet_chat::{ChatMessage, Llm, LlmRequest, Priority, PromptStore, Role};
-use mindnet_embed::Embedder;
-use mindnet_index::{LinkCandidate, LinkJudge};
-use mindnet_retrieve::causal::{DecisionEngine, Strategy};
+use mindnet_chat::{Llm, PromptStore};
+use mindnet_index::LinkJudge;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 

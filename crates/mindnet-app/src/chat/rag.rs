@@ -1,8 +1,36 @@
 //! Answers from the notes: the primary and the strategic retrieval,
 //! merged, then an extract or the LLM's answer over the enriched context.
 
-use super::*;
+use super::Answer;
+use super::history;
+use super::meta;
+use super::mode;
+use super::route_info;
+use super::sessions::Session;
+use crate::AppError;
+use crate::Workspace;
+use crate::api::Citation;
+use crate::chat::AnswerMode;
+use crate::chat::Causal;
+use crate::chat::ChatEvent;
+use crate::chat::ChatRequest;
+use crate::chat::Source;
+use crate::now;
 use crate::ops::query::QueryRequest;
+use mindnet_chat::ChatMessage;
+use mindnet_chat::Llm;
+use mindnet_chat::LlmRequest;
+use mindnet_chat::Priority;
+use mindnet_chat::Role;
+use mindnet_chat::extract;
+use mindnet_chat::extract::Limits;
+use mindnet_chat::extract::SourceText;
+use mindnet_chat::prompts::Messages;
+use mindnet_chat::prompts::Prompts;
+use mindnet_chat::prompts::fill;
+use mindnet_chat::route::Route;
+use mindnet_retrieve::causal::Strategy;
+use std::time::Instant;
 
 impl Workspace {
     #[allow(clippy::too_many_arguments)]

@@ -1,8 +1,21 @@
 //! The strategy of a message: the rules, then the LLM router, then the
 //! centroids of the strategies' example phrases.
 
-use super::*;
-
+use crate::AppError;
+use crate::Workspace;
+use mindnet_chat::ChatMessage;
+use mindnet_chat::Llm;
+use mindnet_chat::Priority;
+use mindnet_chat::Role;
+use mindnet_chat::prompts::Prompts;
+use mindnet_chat::prompts::fill;
+use mindnet_chat::route;
+use mindnet_chat::route::Centroids;
+use mindnet_chat::route::Route;
+use mindnet_chat::route::RouteBy;
+use mindnet_embed::Embedder;
+use mindnet_retrieve::causal::DecisionEngine;
+use mindnet_retrieve::causal::Strategy;
 impl Workspace {
     /// The rules, then the LLM router (with an LLM), then the centroids.
     pub(super) fn route(

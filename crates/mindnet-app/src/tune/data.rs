@@ -1,8 +1,20 @@
 //! The material: the judged sets imported and their pools gathered, and the
 //! questions of the feedback log.
 
-use super::*;
-
+use super::Item;
+use super::RELEVANT_RATING;
+use crate::AppError;
+use crate::OpenMode;
+use crate::Settings;
+use crate::Workspace;
+use crate::eval::note_name;
+use crate::ops::sync::SyncRequest;
+use mindnet_index::Progress;
+use mindnet_retrieve::Query;
+use mindnet_retrieve::log::Logs;
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::path::Path;
 /// The gold note ids of a question, by note name (file name without `.md`).
 pub(super) fn gold_ids(names: &HashMap<String, Vec<String>>, gold: &[String]) -> Vec<String> {
     gold.iter()

@@ -17,27 +17,30 @@
 //!
 //! Here: the parameters, the reports and the run. `data.rs` gathers the
 //! material, `search.rs` evaluates and ascends, `yaml.rs` writes the
-//! proposal. The submodules take this file's imports through `use super::*`.
+//! proposal.
 
-use crate::eval::{EvalRequest, Question, note_name, read_questions};
-use crate::ops::sync::SyncRequest;
-use crate::{AppError, OpenMode, Settings, SettingsInput, Workspace};
+use crate::eval::{EvalRequest, Question, read_questions};
+use crate::tune::data::feedback_questions;
+use crate::tune::data::gather;
+use crate::tune::data::gold_ids;
+use crate::tune::data::index_name;
+use crate::tune::data::names_of;
+use crate::tune::data::open_synced;
+use crate::tune::search::ascend;
+use crate::tune::search::evaluate;
+use crate::tune::search::objective;
+use crate::tune::yaml::rewrite;
+use crate::{AppError, Settings, SettingsInput};
 use mindnet_index::Progress;
 use mindnet_retrieve::config::Tunable;
-use mindnet_retrieve::eval::{self, Scores};
-use mindnet_retrieve::log::Logs;
-use mindnet_retrieve::{Pool, Query, RetrieverConfig, ranked_notes, score};
+use mindnet_retrieve::{Pool, RetrieverConfig};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod data;
 mod search;
 mod yaml;
-
-use data::*;
-use search::*;
-use yaml::*;
 
 /// A change that lowers one set's recall@5 or MRR by more than this is refused.
 pub const GUARD: f64 = 0.01;

@@ -1,8 +1,22 @@
 //! The search: the metrics of every judged set under one set of weights, and
 //! coordinate ascent over the weights with restarts and a guard.
 
-use super::*;
-
+use super::DEFICIT;
+use super::GUARD;
+use super::Item;
+use super::MAX_ROUNDS;
+use super::PULL;
+use super::RESTART_SEED;
+use super::RESTARTS;
+use super::SetScore;
+use super::tunables;
+use super::value;
+use mindnet_retrieve::RetrieverConfig;
+use mindnet_retrieve::config::Tunable;
+use mindnet_retrieve::eval;
+use mindnet_retrieve::eval::Scores;
+use mindnet_retrieve::ranked_notes;
+use mindnet_retrieve::score;
 /// The scores per set of the items that pass `keep`.
 pub(super) fn evaluate(
     items: &[Item],

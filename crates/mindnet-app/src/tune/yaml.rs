@@ -1,8 +1,8 @@
 //! The proposal as YAML: `retriever.yaml` with the tuned values written into
 //! it, its comments and order kept.
 
-use super::*;
-
+use super::tunables;
+use mindnet_retrieve::RetrieverConfig;
 /// The formatted value of a parameter in YAML.
 pub(super) fn yaml_value(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e9 {

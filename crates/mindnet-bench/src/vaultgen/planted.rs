@@ -1,8 +1,9 @@
 //! Problems planted for the linter's benchmark, each of known truth: links to
 //! missing notes, split spellings of one name, and one case per rule.
 
-use super::*;
-
+use super::WORDS;
+use mindnet_core::rng::Rng;
+use std::path::Path;
 /// A pronounceable word unique to `n` ("Kalomi…"), four syllables.
 pub fn pseudo_word(n: usize) -> String {
     const SYLLABLES: [&str; 20] = [

@@ -1,8 +1,8 @@
 //! Vaults of real words, for the linter's precision on names that are not
 //! misspellings of each other.
 
-use super::*;
-
+use mindnet_core::rng::Rng;
+use std::path::Path;
 /// A vault whose note names and link targets are real words, for the
 /// linter's precision: no name in it is a misspelling of another, so every
 /// split-spelling finding by edit distance is false.

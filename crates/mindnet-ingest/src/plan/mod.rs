@@ -4,8 +4,7 @@
 //!
 //! Here: the options, the plan and the passes every note goes through.
 //! `planner.rs` is the import's two-pass form of the same, `note.rs` builds
-//! a note and its chunks. The submodules take this file's imports through
-//! `use super::*`.
+//! a note and its chunks.
 
 use crate::IngestError;
 use crate::chunk::{ChunkDraft, chunk_note};
@@ -13,11 +12,13 @@ use crate::derive::{ChunkSpan, Deriver, NoteContext};
 use crate::mentions::MentionIndex;
 use crate::names::note_names;
 use crate::parse::{ParsedNote, parse};
+use crate::plan::note::build_note;
+use crate::plan::note::chunks_of;
 use crate::resolve::{NoteEntry, Resolver};
 use crate::scan::{SourceFile, scan_vault};
-use crate::source::{DEFAULT_MAX_NOTE_BYTES, SourceText, content_hash, read_source};
-use mindnet_core::ids::{chunk_id, note_id_for_path};
-use mindnet_core::{Chunk, EdgeVocabulary, Note, NoteBundle, Status, TypeRegistry, Warning};
+use crate::source::{DEFAULT_MAX_NOTE_BYTES, SourceText, read_source};
+use mindnet_core::ids::note_id_for_path;
+use mindnet_core::{EdgeVocabulary, Note, NoteBundle, TypeRegistry, Warning};
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::Path;
@@ -26,7 +27,6 @@ use std::time::{Duration, Instant};
 mod note;
 mod planner;
 
-use note::*;
 pub use planner::{Planned, Planner};
 
 /// The configuration files an import runs with.

@@ -1,8 +1,19 @@
 //! A parsed source as a note and its chunks: the id it claims, the title,
 //! the chunk ids.
 
-use super::*;
-
+use super::Config;
+use super::ImportOptions;
+use super::note_title;
+use crate::chunk::ChunkDraft;
+use crate::parse::ParsedNote;
+use crate::source::SourceText;
+use crate::source::content_hash;
+use mindnet_core::Chunk;
+use mindnet_core::Note;
+use mindnet_core::Status;
+use mindnet_core::Warning;
+use mindnet_core::ids::chunk_id;
+use mindnet_core::ids::note_id_for_path;
 /// The note of a parsed source, with the id it claims (`id:`, whose line
 /// is returned) or its path's id.
 pub(super) fn build_note(

@@ -1,8 +1,30 @@
 //! The import's two-pass planner: identities first, bundles of a few notes
 //! on demand.
 
-use super::*;
-
+use super::Candidate;
+use super::Config;
+use super::ImportOptions;
+use super::ImportPlan;
+use super::Names;
+use super::Prepared;
+use super::candidate;
+use super::derive_note;
+use super::draft;
+use super::readable;
+use super::settle;
+use super::vault_files;
+use crate::IngestError;
+use crate::parse::parse;
+use crate::scan::SourceFile;
+use crate::source::content_hash;
+use crate::source::read_source;
+use mindnet_core::Note;
+use mindnet_core::NoteBundle;
+use mindnet_core::Warning;
+use rayon::iter::IntoParallelRefIterator;
+use rayon::iter::ParallelIterator;
+use std::path::Path;
+use std::time::Instant;
 /// A vault planned in two passes, so that a large one is never in memory
 /// whole: `new` reads every note once and keeps its identity (id, title,
 /// names: what links resolve against) but not its text; `bundles` reads a

@@ -1,7 +1,13 @@
 //! Filters in Qdrant Edge's types, shared with the search (`search.rs`).
 
-use super::*;
-
+use qdrant_edge::Condition;
+use qdrant_edge::FieldCondition;
+use qdrant_edge::Filter;
+use qdrant_edge::JsonPath;
+use qdrant_edge::Match;
+use qdrant_edge::ValueVariants;
+use qdrant_edge::VectorStructInternal;
+use qdrant_edge::Vectors;
 /// A payload field name as Qdrant's path type; our names are plain identifiers.
 pub(crate) fn jp(field: &str) -> JsonPath {
     field

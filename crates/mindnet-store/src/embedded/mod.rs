@@ -3,47 +3,33 @@
 //! Here: the store and opening it. `shards.rs` loads a shard, `filters.rs`
 //! spells filters, `writer.rs` is the write protocol's view of the shards,
 //! `reads.rs` implements `Store`, `optimize.rs` builds the vector index.
-//! The submodules take this file's imports through `use super::*`.
 
-use crate::catalog::built_once;
-use crate::commit::{self, Kept, Point, Writer};
-use crate::filter::edges_by;
-use crate::meta::{self, ModelInfo, StoreMeta, io, write_durably};
-use crate::payload::{
-    self, BM25, BOOL_FIELDS, CHUNKS, COLLECTIONS, DENSE, EDGES, NOTE_STATE_FIELDS, NOTES, decode,
-};
-use crate::search::EmbeddedFilters;
+use crate::commit::{self};
+use crate::embedded::filters::jp;
+use crate::embedded::shards::bm25;
+use crate::embedded::shards::open_shard;
+use crate::embedded::shards::wal;
+use crate::embedded::writer::Shards;
+use crate::meta::{self, ModelInfo, StoreMeta, io};
+use crate::payload::{self, BM25, CHUNKS, DENSE, EDGES, NOTE_STATE_FIELDS, NOTES};
 use crate::space;
-use crate::{
-    Catalog, ChunkFilter, ChunkHit, CollectionIndexes, Counts, EdgeCache, NoteState, NoteWrite,
-    Store, StoreError, StoredNote,
-};
-use mindnet_core::ids::point_id;
-use mindnet_core::{Chunk, Edge, Note};
-use qdrant_edge::bm25_embed::{EdgeBm25, EdgeBm25Config};
+use crate::{Catalog, EdgeCache, NoteState, StoreError};
+use mindnet_core::Edge;
+use qdrant_edge::bm25_embed::EdgeBm25;
 use qdrant_edge::{
-    Condition, CountRequest, CreateIndex, Distance, EdgeConfigBuilder, EdgeOptimizersConfig,
-    EdgeShard, EdgeSparseVectorParamsBuilder, EdgeVectorParamsBuilder, FieldCondition,
-    FieldIndexOperations, Filter, JsonPath, Match, Modifier, PayloadFieldSchema, PayloadSchemaType,
-    PointId, PointInsertOperations, PointOperations, PointStruct, ScrollRequest, UpdateOperation,
-    ValueVariants, Vector, VectorStructInternal, Vectors, WalOptions, WithPayloadInterface,
-    WithVector,
+    Distance, EdgeConfigBuilder, EdgeShard, EdgeSparseVectorParamsBuilder, EdgeVectorParamsBuilder,
+    Filter, Modifier, ScrollRequest, WithPayloadInterface, WithVector,
 };
 use serde_json::{Map, Value};
-use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 
 pub(crate) mod filters;
 mod optimize;
 mod reads;
 mod shards;
 mod writer;
-
-use filters::*;
-use shards::*;
-use writer::*;
 
 const JOURNAL: &str = "pending.json";
 

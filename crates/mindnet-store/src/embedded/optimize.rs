@@ -1,7 +1,11 @@
 //! Building the HNSW index of the chunks, during a long import and after it.
 
-use super::*;
-
+use super::EmbeddedStore;
+use crate::StoreError;
+use crate::payload::CHUNKS;
+use crate::space;
+use qdrant_edge::EdgeOptimizersConfig;
+use std::sync::atomic::Ordering;
 impl EmbeddedStore {
     /// Builds the HNSW index of the chunk segments past the indexing
     /// threshold. `segments`: how many segments Qdrant keeps before it

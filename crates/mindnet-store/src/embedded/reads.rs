@@ -1,7 +1,53 @@
 //! The `Store` trait on the embedded shards: every read and write of the index.
 
-use super::*;
-
+use super::EmbeddedStore;
+use super::MIDWAY_SEGMENTS;
+use super::OPTIMIZE_EVERY_CHUNKS;
+use super::filters::jp;
+use super::filters::note_filter;
+use super::writer::Shards;
+use crate::Catalog;
+use crate::ChunkFilter;
+use crate::ChunkHit;
+use crate::CollectionIndexes;
+use crate::Counts;
+use crate::EdgeCache;
+use crate::NoteWrite;
+use crate::Store;
+use crate::StoreError;
+use crate::StoredNote;
+use crate::catalog::built_once;
+use crate::commit;
+use crate::commit::Kept;
+use crate::filter::edges_by;
+use crate::meta;
+use crate::meta::StoreMeta;
+use crate::payload;
+use crate::payload::CHUNKS;
+use crate::payload::COLLECTIONS;
+use crate::payload::DENSE;
+use crate::payload::NOTES;
+use crate::payload::decode;
+use crate::search::EmbeddedFilters;
+use crate::space;
+use mindnet_core::Chunk;
+use mindnet_core::Edge;
+use mindnet_core::Note;
+use mindnet_core::ids::point_id;
+use qdrant_edge::Condition;
+use qdrant_edge::CountRequest;
+use qdrant_edge::EdgeShard;
+use qdrant_edge::FieldCondition;
+use qdrant_edge::Filter;
+use qdrant_edge::Match;
+use qdrant_edge::PointId;
+use qdrant_edge::ValueVariants;
+use qdrant_edge::VectorStructInternal;
+use qdrant_edge::WithPayloadInterface;
+use qdrant_edge::WithVector;
+use serde_json::Map;
+use serde_json::Value;
+use std::sync::atomic::Ordering;
 pub(super) fn unresolved() -> Filter {
     Filter::new_must(Condition::Field(FieldCondition::new_match(
         jp("resolved"),

@@ -1,8 +1,21 @@
 //! Opening a shard: its write-ahead log, the wait for another process that
 //! holds it, the BM25 analyser of the index's language.
 
-use super::*;
-
+use super::filters::jp;
+use crate::StoreError;
+use crate::meta::io;
+use crate::payload::BOOL_FIELDS;
+use qdrant_edge::CreateIndex;
+use qdrant_edge::EdgeShard;
+use qdrant_edge::FieldIndexOperations;
+use qdrant_edge::PayloadFieldSchema;
+use qdrant_edge::PayloadSchemaType;
+use qdrant_edge::UpdateOperation;
+use qdrant_edge::WalOptions;
+use qdrant_edge::bm25_embed::EdgeBm25;
+use qdrant_edge::bm25_embed::EdgeBm25Config;
+use std::num::NonZeroUsize;
+use std::path::Path;
 pub(super) fn wal() -> WalOptions {
     // The WAL of qdrant-edge 0.7 is not replayed on load (our journal covers
     // crashes), so small segments are enough.

@@ -1,7 +1,27 @@
 //! The three shards as the write protocol (`commit`) sees them.
 
-use super::*;
-
+use super::JOURNAL;
+use super::filters::any_filter;
+use super::filters::no_vectors;
+use crate::StoreError;
+use crate::commit::Point;
+use crate::commit::Writer;
+use crate::meta::io;
+use crate::meta::write_durably;
+use crate::payload::BM25;
+use crate::payload::CHUNKS;
+use crate::payload::DENSE;
+use crate::payload::NOTES;
+use mindnet_core::ids::point_id;
+use qdrant_edge::EdgeShard;
+use qdrant_edge::PointId;
+use qdrant_edge::PointInsertOperations;
+use qdrant_edge::PointOperations;
+use qdrant_edge::PointStruct;
+use qdrant_edge::UpdateOperation;
+use qdrant_edge::Vector;
+use qdrant_edge::Vectors;
+use std::path::Path;
 /// The three shards as the write protocol (`commit`) sees them.
 pub(super) struct Shards<'s> {
     pub(super) dir: &'s Path,

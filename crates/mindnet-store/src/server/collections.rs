@@ -1,8 +1,15 @@
 //! The three collections over REST: the notes collection's `metadata`,
 //! paging, counting.
 
-use super::*;
-
+use super::Collections;
+use super::PAGE;
+use super::json::object;
+use crate::StoreError;
+use crate::payload::NOTES;
+use reqwest::Method;
+use serde_json::Map;
+use serde_json::Value;
+use serde_json::json;
 impl Collections {
     pub(super) fn path(&self, collection: &str, rest: &str) -> String {
         format!("/collections/{}_{collection}{rest}", self.prefix)

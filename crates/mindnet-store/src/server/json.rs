@@ -1,7 +1,12 @@
 //! Qdrant's JSON as the server store writes it: filters, sparse vectors, hits.
 
-use super::*;
-
+use crate::ChunkHit;
+use crate::filter::FilterSyntax;
+use mindnet_core::ids::point_id;
+use qdrant_edge::SparseVector;
+use serde_json::Map;
+use serde_json::Value;
+use serde_json::json;
 pub(super) fn match_value(field: &str, value: Value) -> Value {
     json!({ "key": field, "match": { "value": value } })
 }

@@ -17,31 +17,21 @@
 //! Here: the configuration and opening. `json.rs` spells filters and
 //! vectors, `collections.rs` speaks REST to the collections, `state.rs`
 //! keeps the write state, `writer.rs` holds the lease and writes batches,
-//! `setup.rs` creates an index, and `reads.rs` implements `Store`. The
-//! submodules take this file's imports through `use super::*`.
+//! `setup.rs` creates an index, and `reads.rs` implements `Store`.
 
-use crate::catalog::built_once;
-use crate::commit::{self, Kept, Point, Writer};
-use crate::filter::{FilterSyntax, edges_by};
-use crate::lease::{Lease, WRITER};
+use crate::lease::Lease;
 use crate::meta::{FORMAT, ModelInfo, StoreMeta};
-use crate::payload::{
-    self, BM25, BOOL_FIELDS, CHUNKS, COLLECTIONS, DENSE, EDGES, NOTE_STATE_FIELDS, NOTES, decode,
-};
+use crate::payload::{self, CHUNKS, EDGES, NOTES};
 use crate::rest::Rest;
-use crate::{
-    CandidateScores, Catalog, ChunkFilter, ChunkHit, CollectionIndexes, Counts, EdgeCache,
-    NoteWrite, Store, StoreError, StoredNote,
-};
-use mindnet_core::ids::point_id;
-use mindnet_core::{Chunk, Edge, Note};
-use qdrant_edge::SparseVector;
+use crate::server::json::ServerFilters;
+use crate::server::json::hits;
+use crate::server::setup::create_collections;
+use crate::server::setup::read_meta;
+use crate::{Catalog, ChunkFilter, ChunkHit, EdgeCache, StoreError};
+use mindnet_core::Edge;
 use qdrant_edge::bm25_embed::{EdgeBm25, EdgeBm25Config};
-use reqwest::Method;
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
-use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use serde_json::{Value, json};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
@@ -51,11 +41,6 @@ mod reads;
 mod setup;
 mod state;
 mod writer;
-
-use json::*;
-use setup::*;
-use state::*;
-use writer::*;
 
 /// Where the index lives on a server, and how new collections are laid out.
 #[derive(Debug, Clone, PartialEq)]

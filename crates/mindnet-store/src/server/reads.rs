@@ -1,7 +1,52 @@
 //! The `Store` trait on a server: every read and write of the index.
 
-use super::*;
-
+use super::ServerStore;
+use super::json::ServerFilters;
+use super::json::hits;
+use super::json::match_any;
+use super::json::match_value;
+use super::json::must;
+use super::json::object;
+use super::json::sparse;
+use super::json::uuid;
+use super::writer::Committer;
+use super::writer::held;
+use crate::CandidateScores;
+use crate::Catalog;
+use crate::ChunkFilter;
+use crate::ChunkHit;
+use crate::CollectionIndexes;
+use crate::Counts;
+use crate::EdgeCache;
+use crate::NoteWrite;
+use crate::Store;
+use crate::StoreError;
+use crate::StoredNote;
+use crate::catalog::built_once;
+use crate::commit;
+use crate::commit::Kept;
+use crate::filter::edges_by;
+use crate::meta::StoreMeta;
+use crate::payload;
+use crate::payload::BM25;
+use crate::payload::CHUNKS;
+use crate::payload::COLLECTIONS;
+use crate::payload::DENSE;
+use crate::payload::EDGES;
+use crate::payload::NOTE_STATE_FIELDS;
+use crate::payload::NOTES;
+use crate::payload::decode;
+use mindnet_core::Chunk;
+use mindnet_core::Edge;
+use mindnet_core::Note;
+use reqwest::Method;
+use serde_json::Map;
+use serde_json::Value;
+use serde_json::json;
+use std::collections::HashMap;
+use std::collections::HashSet;
+use std::sync::OnceLock;
+use std::sync::atomic::Ordering;
 impl Store for ServerStore {
     fn meta(&self) -> &StoreMeta {
         &self.meta

@@ -1,8 +1,23 @@
 //! Opening an index on the server: its metadata, and the collections and
 //! payload indexes it needs.
 
-use super::*;
-
+use super::META_KEY;
+use super::ServerConfig;
+use super::state::forget;
+use super::state::with_stamps;
+use crate::StoreError;
+use crate::meta::FORMAT;
+use crate::meta::StoreMeta;
+use crate::payload;
+use crate::payload::BM25;
+use crate::payload::BOOL_FIELDS;
+use crate::payload::CHUNKS;
+use crate::payload::DENSE;
+use crate::payload::EDGES;
+use crate::payload::NOTES;
+use crate::rest::Rest;
+use reqwest::Method;
+use serde_json::json;
 /// The index's metadata from the notes collection; `None` when there is no
 /// index under this prefix.
 pub(super) fn read_meta(rest: &Rest, prefix: &str) -> Result<Option<StoreMeta>, StoreError> {

@@ -14,8 +14,19 @@
 //! An index from before has no points yet: its metadata is read until the
 //! first write makes them.
 
-use super::*;
+use super::Collections;
+use super::GENERATION_KEY;
+use super::JOURNAL_KEY;
+use crate::StoreError;
+use crate::lease::WRITER;
 use crate::lease::writer_collection;
+use crate::meta::StoreMeta;
+use crate::rest::Rest;
+use reqwest::Method;
+use serde::Deserialize;
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::json;
 
 /// The journal point: `pending` (the notes of the batch in flight, or
 /// null) and `generation`. Any fixed UUIDs, like the lease's.

@@ -1,8 +1,27 @@
 //! Writing: the write lease, and the collections as the write protocol
 //! (`commit`) sees them while this process holds it.
 
-use super::*;
-
+use super::CHUNK_BATCH;
+use super::Collections;
+use super::EDGE_BATCH;
+use super::json::match_any;
+use super::json::must;
+use super::json::sparse;
+use super::json::uuid;
+use crate::StoreError;
+use crate::commit;
+use crate::commit::Point;
+use crate::commit::Writer;
+use crate::lease::Lease;
+use crate::payload::BM25;
+use crate::payload::CHUNKS;
+use crate::payload::DENSE;
+use crate::payload::NOTES;
+use reqwest::Method;
+use serde_json::Value;
+use serde_json::json;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering;
 /// The write lease; taken if this process does not hold it. Taking it also
 /// reads the index's write generation, and undoes a batch an earlier writer
 /// left cut short: its notes are removed completely and will be imported
