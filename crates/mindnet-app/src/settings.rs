@@ -84,7 +84,7 @@ fn embed_settings() -> EmbedSettings {
     }
 }
 
-/// Environment variables, by name, in one list (SPEC API-2).
+/// Environment variables, by name, in one list (API-2).
 pub mod env {
     pub const VAULT_ROOT: &str = "MINDNET_VAULT_ROOT";
     pub const EMBEDDING_MODEL: &str = "MINDNET_EMBEDDING_MODEL";
@@ -116,7 +116,7 @@ pub mod env {
     /// A Qdrant server's REST address: the index lives there, not in the data dir.
     pub const QDRANT_URL: &str = "MINDNET_QDRANT_URL";
     pub const QDRANT_API_KEY: &str = "MINDNET_QDRANT_API_KEY";
-    /// Collections `<prefix>_notes`, `_chunks`, `_edges` (SPEC §1's name).
+    /// Collections `<prefix>_notes`, `_chunks`, `_edges` (the data model).
     pub const COLLECTION_PREFIX: &str = "COLLECTION_PREFIX";
     /// Shards and replicas of collections created on a cluster.
     pub const QDRANT_SHARDS: &str = "MINDNET_QDRANT_SHARDS";

@@ -5,8 +5,9 @@
 
 use serde_yaml_ng::{Mapping, Value};
 
-/// Frontmatter fields a note may carry (SPEC §1). Anything else in a
-/// draft's frontmatter is moved into the body as its own section.
+/// Frontmatter fields a note may carry (the data model of
+/// `docs/requirements.md`). Anything else in a draft's frontmatter is moved
+/// into the body as its own section.
 pub const FRONTMATTER_FIELDS: [&str; 10] = [
     "id", "title", "type", "status", "tags", "aliases", "created", "updated", "lang", "lint",
 ];

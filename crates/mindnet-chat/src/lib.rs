@@ -1,4 +1,4 @@
-//! The chat (SPEC CHAT-1 … CHAT-8): the intent router and its strategies,
+//! The chat (CHAT-1 … CHAT-8): the intent router and its strategies,
 //! late-bound prompts, extractive answers, the interview and its drafts,
 //! and the LLM providers with traffic control. Retrieval is not here: the
 //! application layer retrieves and hands this crate plain text and types,

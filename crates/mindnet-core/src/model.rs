@@ -1,5 +1,6 @@
 //! The three kinds of records mindnet stores. Field names are the payload
-//! names of SPEC §1 and must not change: they are the storage format.
+//! names of the data model (`docs/requirements.md`) and must not change:
+//! they are the storage format.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -1,5 +1,5 @@
-//! The graph linter (SPEC §6): findings about the edges authors write, on
-//! the files alone (no index needed). Each finding has a stable rule id, a
+//! The graph linter (LNT-1 … LNT-5): findings about the edges authors
+//! write, on the files alone (no index needed). Each finding has a stable rule id, a
 //! severity, a path, a line and a column, and a message in German or
 //! English.
 //!

@@ -1,6 +1,7 @@
-//! Hybrid retrieval (SPEC §4): seeds from dense and BM25 search fused by RRF,
-//! graph expansion over the edges around each note (`Store::note_edges`), the score of RET-2 with every
-//! term exposed, and reasons generated from those terms (RET-4).
+//! Hybrid retrieval (RET-1 … RET-5 of `docs/requirements.md`): seeds from
+//! dense and BM25 search fused by RRF, graph expansion over the edges around
+//! each note (`Store::note_edges`), the score of RET-2 with every term
+//! exposed, and reasons generated from those terms (RET-4).
 //!
 //! Data flow of one query (`Retriever::search`):
 //! 1. seeds: one fused Qdrant query (`semantic` mode: dense only);

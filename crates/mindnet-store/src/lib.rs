@@ -1,5 +1,5 @@
-//! Storage of notes, chunks and edges (SPEC §3), embedded or on a Qdrant
-//! server. `EmbeddedStore` keeps them in three Qdrant Edge shards in one
+//! Storage of notes, chunks and edges (STO-1 … STO-3), embedded or on a
+//! Qdrant server. `EmbeddedStore` keeps them in three Qdrant Edge shards in one
 //! folder; `ServerStore` in three collections on a server or cluster.
 //! Traversals read the edges around a note by filtered reads, through a
 //! bounded `EdgeCache`.

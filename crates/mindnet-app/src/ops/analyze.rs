@@ -1,4 +1,4 @@
-//! `analyze`: for a draft, the notes it should link (SPEC API-1).
+//! `analyze`: for a draft, the notes it should link (API-1).
 
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};

@@ -1,4 +1,4 @@
-//! `mindnet tune` (SPEC FB-3): learns the retriever's weights from judged
+//! `mindnet tune` (FB-3): learns the retriever's weights from judged
 //! question sets and from the feedback log, by coordinate ascent (Metzler &
 //! Croft 2007) over a grid per weight, with k-fold cross-validation and a
 //! pull toward the current weights.

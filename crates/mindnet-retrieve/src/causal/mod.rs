@@ -1,5 +1,5 @@
-//! Causal retrieval (SPEC §5): from the best notes of the hybrid ranking,
-//! walk the preferred edge kinds in the intent's direction (CAU-2, CAU-3),
+//! Causal retrieval (CAU-1 … CAU-6): from the best notes of the hybrid
+//! ranking, walk the preferred edge kinds in the intent's direction (CAU-2, CAU-3),
 //! rank the paths (CAU-4) and merge the best into a minimal explanation
 //! subgraph (CAU-5).
 //!
