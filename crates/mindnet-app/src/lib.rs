@@ -49,8 +49,3 @@ pub use operation::Operation;
 pub use service::Service;
 pub use settings::{ConfigFiles, LlmSetting, ServeInput, ServeSettings, Settings, SettingsInput};
 pub use workspace::{OpenMode, Workspace};
-
-/// Now, as RFC 3339 (UTC): the timestamps of logs, records and reports.
-pub fn now() -> String {
-    mindnet_store::meta_now()
-}

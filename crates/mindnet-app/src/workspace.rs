@@ -13,10 +13,10 @@
 //! - The query embedding is computed before the read lock is taken.
 
 use crate::api::{QueryResponse, SyncProgress, SyncSummary};
-use crate::now;
 use crate::ops::query::{DEFAULT_K, MAX_K, QueryRequest};
 use crate::ops::sync::SyncRequest;
 use crate::{AppError, Settings, open};
+use mindnet_core::time::now;
 use mindnet_embed::Embedder;
 use mindnet_index::{Progress, SyncOptions};
 use mindnet_ingest::Config;

@@ -11,6 +11,11 @@ pub fn unix_now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// Now, as RFC 3339 (UTC): the one clock of records, logs and reports.
+pub fn now() -> String {
+    rfc3339(unix_now())
+}
+
 /// `2026-12-01T17:30:54Z` for seconds since the epoch.
 pub fn rfc3339(secs: u64) -> String {
     let days = (secs / 86_400) as i64;

@@ -62,7 +62,7 @@ pub struct HttpEndpoint {
 pub struct Shutdown(CancellationToken);
 
 impl Shutdown {
-    pub fn now(&self) {
+    pub fn trigger(&self) {
         self.0.cancel();
     }
 }

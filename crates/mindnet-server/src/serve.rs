@@ -280,7 +280,7 @@ where
     let record = OwnerRecord {
         pid,
         address: address.to_string(),
-        started: mindnet_app::now(),
+        started: mindnet_core::time::now(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         token_required: serve.token.is_some(),
     };
@@ -317,7 +317,7 @@ where
             .with_graceful_shutdown(async move {
                 ended.await;
                 // Open MCP event streams would hold the shutdown forever.
-                mcp_shutdown.now();
+                mcp_shutdown.trigger();
             })
             .await
     });

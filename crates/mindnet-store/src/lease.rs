@@ -45,7 +45,8 @@ pub(crate) struct Lease {
     renewer: Option<std::thread::JoinHandle<()>>,
 }
 
-fn now() -> f64 {
+/// Seconds since the epoch, with a fraction: the lease's expiry clock.
+fn epoch_seconds() -> f64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64())
@@ -65,7 +66,7 @@ fn owner() -> String {
     format!(
         "mindnet pid {} on {host}, since {} ({nonce:08x})",
         std::process::id(),
-        crate::meta::now_rfc3339()
+        mindnet_core::time::now()
     )
 }
 
@@ -74,7 +75,7 @@ fn owner() -> String {
 fn claim(rest: &Rest, path: &str, owner: &str) -> Result<(String, f64), StoreError> {
     let mut attempt = 0;
     loop {
-        let t = now();
+        let t = epoch_seconds();
         let claimed = rest.call(
             Method::PUT,
             &format!("{path}/points?wait=true&ordering=medium"),
@@ -161,7 +162,7 @@ impl Lease {
                 tracing::warn!(
                     "the index `{prefix}` at {} is being written by {holder}; waiting (its lease ends within {:.0} s unless renewed)",
                     rest.url(),
-                    (expires - now()).max(0.0)
+                    (expires - epoch_seconds()).max(0.0)
                 );
                 told = true;
             }

@@ -31,7 +31,7 @@ pub use catalog::{Catalog, EntityGraphSize, Named};
 pub use check::{CheckReport, CollectionIndexes, Problem, check, ids};
 pub use embedded::{EmbeddedStore, journal_left};
 pub use graph::{CACHE_EDGES, CacheSize, EdgeCache, Neighbor, NoteEdges};
-pub use meta::{ModelInfo, StoreMeta, now_rfc3339 as meta_now};
+pub use meta::{ModelInfo, StoreMeta};
 pub use server::{ServerConfig, ServerStore};
 
 use mindnet_core::{Chunk, Edge, Note, Status};

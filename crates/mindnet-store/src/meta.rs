@@ -50,7 +50,7 @@ impl StoreMeta {
     }
 
     pub(crate) fn stamp_finished(&mut self, seconds: f64) {
-        self.last_import = Some(now_rfc3339());
+        self.last_import = Some(mindnet_core::time::now());
         self.last_import_seconds = Some(seconds);
         self.import_started = None;
     }
@@ -61,7 +61,7 @@ impl StoreMeta {
         if self.import_started.is_some() {
             return false;
         }
-        self.import_started = Some(now_rfc3339());
+        self.import_started = Some(mindnet_core::time::now());
         true
     }
 }
@@ -106,9 +106,4 @@ pub(crate) fn io(path: &Path, e: impl std::fmt::Display) -> StoreError {
         path: path.to_path_buf(),
         message: e.to_string(),
     }
-}
-
-/// Now as an RFC 3339 UTC timestamp.
-pub fn now_rfc3339() -> String {
-    mindnet_core::time::rfc3339(mindnet_core::time::unix_now())
 }

@@ -35,13 +35,13 @@ use rag::citations;
 pub(crate) use routing::{centroid_route, centroids};
 use sessions::{Session, Sessions, Turn};
 
-use crate::now;
 use crate::settings::LlmSetting;
 use crate::{AppError, Settings, Workspace};
 use mindnet_chat::interview::Step;
 use mindnet_chat::prompts::{Messages, Prompts};
 use mindnet_chat::route::{self, Centroids, Route, RouteBy};
 use mindnet_chat::{Llm, PromptStore};
+use mindnet_core::time::now;
 use mindnet_index::LinkJudge;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;

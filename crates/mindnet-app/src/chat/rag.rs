@@ -15,7 +15,6 @@ use crate::chat::Causal;
 use crate::chat::ChatEvent;
 use crate::chat::ChatRequest;
 use crate::chat::Source;
-use crate::now;
 use crate::ops::query::QueryRequest;
 use mindnet_chat::ChatMessage;
 use mindnet_chat::Llm;
@@ -29,6 +28,7 @@ use mindnet_chat::prompts::Messages;
 use mindnet_chat::prompts::Prompts;
 use mindnet_chat::prompts::fill;
 use mindnet_chat::route::Route;
+use mindnet_core::time::now;
 use mindnet_retrieve::causal::Strategy;
 use std::time::Instant;
 

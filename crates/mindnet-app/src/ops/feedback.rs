@@ -6,7 +6,7 @@ use crate::{AppError, ErrorCode, Workspace};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use crate::Settings;
-use crate::now;
+use mindnet_core::time::now;
 use mindnet_retrieve::log::Logs;
 
 

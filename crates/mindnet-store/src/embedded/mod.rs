@@ -111,7 +111,7 @@ impl EmbeddedStore {
             format: meta::FORMAT,
             model: model.clone(),
             lang: lang.to_string(),
-            created: meta::now_rfc3339(),
+            created: mindnet_core::time::now(),
             last_import: None,
             last_import_seconds: None,
             import_started: None,

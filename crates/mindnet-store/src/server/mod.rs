@@ -129,7 +129,7 @@ impl ServerStore {
                     format: FORMAT,
                     model: model.clone(),
                     lang: lang.to_string(),
-                    created: crate::meta::now_rfc3339(),
+                    created: mindnet_core::time::now(),
                     last_import: None,
                     last_import_seconds: None,
                     import_started: None,
