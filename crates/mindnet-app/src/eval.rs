@@ -2,7 +2,7 @@
 //! vault, with and without graph expansion (and, for questions with a
 //! `gold_chain`, with and without causal traversal, CAU-6).
 
-use crate::api::{ChatRequest, Mode};
+use crate::api::{ChatRequest, Mode, SyncSummary};
 use crate::ops::sync::SyncRequest;
 use crate::{AppError, OpenMode, Settings, Workspace};
 use mindnet_index::Progress;
@@ -273,44 +273,77 @@ pub fn evaluate(
         sync.new,
         sync.changed
     ));
-    let mut embed_ms = Vec::new();
-    let mut arms: Vec<Arm> = [true, false]
-        .into_iter()
-        .map(|graph| Arm {
-            graph,
-            scores: Vec::new(),
-            latency: Vec::new(),
-        })
-        .collect();
-    let mut chain_arms: Vec<ChainArm> = [true, false]
-        .into_iter()
-        .map(|traverse| ChainArm {
-            traverse,
-            recall: Vec::new(),
-            order: Vec::new(),
-            anchored: Vec::new(),
-            branches: Vec::new(),
-            latency: Vec::new(),
-        })
-        .collect();
-    let mut intents = IntentAccuracy {
-        questions: 0,
-        correct: 0,
-        misses: Vec::new(),
-    };
-    let mut answered = Answered::default();
-    let mut per_question = Vec::new();
-    let name_of = |id: &str| -> String {
-        let store = ws.read();
+    let mut run = Evaluation::new(&ws, req);
+    for (i, q) in questions.iter().enumerate() {
+        run.question(q)?;
+        if (i + 1) % 50 == 0 {
+            say(&format!("{}/{} questions", i + 1, questions.len()));
+        }
+    }
+    Ok(run.report(&questions, &sync, model))
+}
+
+/// An evaluation under way: what each question added to each arm.
+struct Evaluation<'a> {
+    ws: &'a Workspace,
+    req: &'a EvalRequest,
+    embed_ms: Vec<f64>,
+    arms: Vec<Arm>,
+    chain_arms: Vec<ChainArm>,
+    intents: IntentAccuracy,
+    answered: Answered,
+    per_question: Vec<QuestionRanks>,
+}
+
+impl<'a> Evaluation<'a> {
+    fn new(ws: &'a Workspace, req: &'a EvalRequest) -> Self {
+        Evaluation {
+            ws,
+            req,
+            embed_ms: Vec::new(),
+            arms: [true, false]
+                .into_iter()
+                .map(|graph| Arm {
+                    graph,
+                    scores: Vec::new(),
+                    latency: Vec::new(),
+                })
+                .collect(),
+            chain_arms: [true, false]
+                .into_iter()
+                .map(|traverse| ChainArm {
+                    traverse,
+                    recall: Vec::new(),
+                    order: Vec::new(),
+                    anchored: Vec::new(),
+                    branches: Vec::new(),
+                    latency: Vec::new(),
+                })
+                .collect(),
+            intents: IntentAccuracy {
+                questions: 0,
+                correct: 0,
+                misses: Vec::new(),
+            },
+            answered: Answered::default(),
+            per_question: Vec::new(),
+        }
+    }
+
+    /// A note's name (its file name), as the judged sets name notes.
+    fn name_of(&self, id: &str) -> String {
+        let store = self.ws.read();
         mindnet_store::Store::catalog(&*store)
             .ok()
             .and_then(|c| c.get(id).map(|n| note_name(&n.path)))
             .unwrap_or_default()
-    };
-    for (i, q) in questions.iter().enumerate() {
+    }
+
+    /// One question through every measurement it is judged for.
+    fn question(&mut self, q: &Question) -> Result<(), AppError> {
         let t = Instant::now();
-        let vector = ws.embedder().embed_query(&q.text)?;
-        embed_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        let vector = self.ws.embedder().embed_query(&q.text)?;
+        self.embed_ms.push(t.elapsed().as_secs_f64() * 1000.0);
         let mut trace = QuestionRanks {
             question: q.text.clone(),
             gold: q.gold.clone(),
@@ -318,174 +351,219 @@ pub fn evaluate(
             no_graph: Vec::new(),
             hop: None,
         };
-        for arm in arms.iter_mut() {
-            let mut query = Query::new(q.text.clone());
-            query.mode = req.mode.into();
-            query.graph = arm.graph;
-            query.group_by_note = true;
-            query.k = 10;
-            let r = ws.search(&query, &vector)?;
-            arm.latency.push(r.timings.search_ms);
-            // The metrics rank the whole pool, as the search does, so the
-            // list reaches past its k and ends at the ceiling.
-            let pool = ws.ranked_pool(&query, &vector, &r.intent)?;
-            let ranked: Vec<String> = pool.notes.iter().map(|id| name_of(id)).collect();
-            if req.ranks {
-                let first: Vec<String> = ranked.iter().take(50).cloned().collect();
-                if arm.graph {
-                    trace.graph = first;
-                    trace.hop = pool.hop.map(|h| HopRanks {
-                        from: name_of(&h.from),
-                        names: h.names,
-                        notes: h.notes.iter().take(50).map(|id| name_of(id)).collect(),
-                    });
-                } else {
-                    trace.no_graph = first;
-                }
-            }
-            let shown: Vec<String> = r.hits.iter().map(|h| note_name(&h.path)).collect();
-            let replayed = &ranked[..shown.len().min(ranked.len())];
-            if shown[..] != *replayed {
-                tracing::warn!(
-                    "the pool's order differs from the search's for {:?}: {shown:?} against {replayed:?}",
-                    q.text
-                );
-            }
-            arm.scores
-                .push((q.kind.clone(), eval::score(&ranked, &q.gold)));
+        for arm in 0..self.arms.len() {
+            self.rank(arm, q, &vector, &mut trace)?;
         }
         if let Some(judged) = &q.intent {
-            let detected = mindnet_retrieve::intent::detect(ws.engine(), &q.text);
-            intents.questions += 1;
-            if detected == *judged {
-                intents.correct += 1;
-            } else {
-                intents.misses.push(IntentMiss {
-                    question: q.text.clone(),
-                    judged: judged.clone(),
-                    detected,
-                });
-            }
+            self.intent(q, judged);
         }
         if let Some(chain) = &q.chain {
-            let mut all_notes = chain.clone();
-            for n in q.branches.iter().flatten() {
-                if !all_notes.contains(n) {
-                    all_notes.push(n.clone());
-                }
-            }
-            for arm in chain_arms.iter_mut() {
-                let mut query = Query::new(q.text.clone());
-                query.mode = req.mode.into();
-                query.traverse = arm.traverse;
-                let r = ws.search(&query, &vector)?;
-                arm.latency.push(r.timings.search_ms);
-                let (found, top): (Vec<String>, Vec<String>) = match &r.causal {
-                    Some(c) => (
-                        c.subgraph
-                            .nodes
-                            .iter()
-                            .map(|n| name_of(&n.note_id))
-                            .collect(),
-                        c.paths
-                            .first()
-                            .map(|p| p.notes.iter().map(|n| name_of(&n.note_id)).collect())
-                            .unwrap_or_default(),
-                    ),
-                    None => (Vec::new(), Vec::new()),
-                };
-                arm.recall.push(eval::chain_recall(&found, &all_notes));
-                arm.order
-                    .push(f64::from(u8::from(eval::contains_in_order(&top, chain))));
-                let anchor = match q.intent.as_deref() {
-                    Some("consequence") => (top.first(), chain.first()),
-                    _ => (top.last(), chain.last()),
-                };
-                arm.anchored.push(f64::from(u8::from(
-                    anchor.0.is_some() && anchor.0 == anchor.1,
-                )));
-                if !q.branches.is_empty() {
-                    // Every branch (the chain's own included) shows a note
-                    // beyond the note asked about.
-                    let shown = std::iter::once(chain)
-                        .chain(&q.branches)
-                        .all(|b| b.iter().skip(1).any(|n| found.contains(n)));
-                    arm.branches.push(f64::from(u8::from(shown)));
-                }
+            for arm in 0..self.chain_arms.len() {
+                self.chain(arm, q, chain, &vector)?;
             }
         }
-        if req.answers
+        if self.req.answers
             && let Some(answer) = &q.answer
         {
-            let t = Instant::now();
-            let r = ws.chat(
-                &ChatRequest {
-                    message: q.text.clone(),
-                    extractive: true,
-                    ..Default::default()
-                },
-                &mut |_| true,
-            )?;
-            answered.latency.push(t.elapsed().as_secs_f64() * 1000.0);
-            let cited: Vec<&str> = r
-                .sources
-                .iter()
-                .filter(|s| r.citations.iter().any(|c| c.n == s.n))
-                .map(|s| s.hit.text.as_str())
-                .collect();
-            let all: Vec<&str> = r.sources.iter().map(|s| s.hit.text.as_str()).collect();
-            let found =
-                |texts: &[&str]| f64::from(u8::from(texts.iter().any(|t| holds(t, answer))));
-            answered.in_answer.push(found(&[r.answer.as_str()]));
-            answered.in_cited.push(found(&cited));
-            answered.in_sources.push(found(&all));
+            self.answer(q, answer)?;
         }
-        if req.ranks {
-            per_question.push(trace);
+        if self.req.ranks {
+            self.per_question.push(trace);
         }
-        if (i + 1) % 50 == 0 {
-            say(&format!("{}/{} questions", i + 1, questions.len()));
+        Ok(())
+    }
+
+    /// The question's ranking in one arm of the graph A/B.
+    fn rank(
+        &mut self,
+        arm: usize,
+        q: &Question,
+        vector: &[f32],
+        trace: &mut QuestionRanks,
+    ) -> Result<(), AppError> {
+        let graph = self.arms[arm].graph;
+        let mut query = Query::new(q.text.clone());
+        query.mode = self.req.mode.into();
+        query.graph = graph;
+        query.group_by_note = true;
+        query.k = 10;
+        let r = self.ws.search(&query, vector)?;
+        // The metrics rank the whole pool, as the search does, so the list
+        // reaches past its k and ends at the ceiling.
+        let pool = self.ws.ranked_pool(&query, vector, &r.intent)?;
+        let ranked: Vec<String> = pool.notes.iter().map(|id| self.name_of(id)).collect();
+        if self.req.ranks {
+            let first: Vec<String> = ranked.iter().take(50).cloned().collect();
+            if graph {
+                trace.graph = first;
+                trace.hop = pool.hop.map(|h| HopRanks {
+                    from: self.name_of(&h.from),
+                    names: h.names,
+                    notes: h.notes.iter().take(50).map(|id| self.name_of(id)).collect(),
+                });
+            } else {
+                trace.no_graph = first;
+            }
+        }
+        let shown: Vec<String> = r.hits.iter().map(|h| note_name(&h.path)).collect();
+        let replayed = &ranked[..shown.len().min(ranked.len())];
+        if shown[..] != *replayed {
+            tracing::warn!(
+                "the pool's order differs from the search's for {:?}: {shown:?} against {replayed:?}",
+                q.text
+            );
+        }
+        let arm = &mut self.arms[arm];
+        arm.latency.push(r.timings.search_ms);
+        arm.scores
+            .push((q.kind.clone(), eval::score(&ranked, &q.gold)));
+        Ok(())
+    }
+
+    /// Whether the detected intent is the judged one.
+    fn intent(&mut self, q: &Question, judged: &str) {
+        let detected = mindnet_retrieve::intent::detect(self.ws.engine(), &q.text);
+        self.intents.questions += 1;
+        if detected == judged {
+            self.intents.correct += 1;
+        } else {
+            self.intents.misses.push(IntentMiss {
+                question: q.text.clone(),
+                judged: judged.to_string(),
+                detected,
+            });
         }
     }
-    Ok(EvalReport {
-        questions_file: req.questions.clone(),
-        field: req.field.clone(),
-        mode: req.mode,
-        model,
-        questions: questions.len(),
-        notes: sync.notes,
-        chunks: sync.chunks,
-        edges: sync.edges,
-        runs: arms
-            .into_iter()
-            .map(|arm| EvalRun {
-                graph: arm.graph,
-                summary: eval::summarize(&arm.scores),
-                latency_ms: eval::latency(&arm.latency),
-            })
-            .collect(),
-        chains: chain_arms
-            .into_iter()
-            .filter(|arm| !arm.recall.is_empty())
-            .map(|arm| ChainRun {
-                traversal: arm.traverse,
-                questions: arm.recall.len(),
-                chain_recall: mean(&arm.recall),
-                order_hit_rate: mean(&arm.order),
-                anchored_rate: mean(&arm.anchored),
-                branch_rate: (!arm.branches.is_empty()).then(|| mean(&arm.branches)),
-                latency_ms: eval::latency(&arm.latency),
-            })
-            .collect(),
-        intent_accuracy: (intents.questions > 0).then_some(intents),
-        answer_recall: (!answered.in_answer.is_empty()).then(|| AnswerRecall {
-            questions: answered.in_answer.len(),
-            in_answer: mean(&answered.in_answer),
-            in_cited: mean(&answered.in_cited),
-            in_sources: mean(&answered.in_sources),
-            latency_ms: eval::latency(&answered.latency),
-        }),
-        embedding_ms: eval::latency(&embed_ms),
-        per_question,
-    })
+
+    /// The judged chain against the explanation, in one arm of the
+    /// traversal A/B.
+    fn chain(
+        &mut self,
+        arm: usize,
+        q: &Question,
+        chain: &[String],
+        vector: &[f32],
+    ) -> Result<(), AppError> {
+        let mut all_notes = chain.to_vec();
+        for n in q.branches.iter().flatten() {
+            if !all_notes.contains(n) {
+                all_notes.push(n.clone());
+            }
+        }
+        let mut query = Query::new(q.text.clone());
+        query.mode = self.req.mode.into();
+        query.traverse = self.chain_arms[arm].traverse;
+        let r = self.ws.search(&query, vector)?;
+        let (found, top): (Vec<String>, Vec<String>) = match &r.causal {
+            Some(c) => (
+                c.subgraph
+                    .nodes
+                    .iter()
+                    .map(|n| self.name_of(&n.note_id))
+                    .collect(),
+                c.paths
+                    .first()
+                    .map(|p| p.notes.iter().map(|n| self.name_of(&n.note_id)).collect())
+                    .unwrap_or_default(),
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
+        let arm = &mut self.chain_arms[arm];
+        arm.latency.push(r.timings.search_ms);
+        arm.recall.push(eval::chain_recall(&found, &all_notes));
+        arm.order
+            .push(f64::from(u8::from(eval::contains_in_order(&top, chain))));
+        let anchor = match q.intent.as_deref() {
+            Some("consequence") => (top.first(), chain.first()),
+            _ => (top.last(), chain.last()),
+        };
+        arm.anchored.push(f64::from(u8::from(
+            anchor.0.is_some() && anchor.0 == anchor.1,
+        )));
+        if !q.branches.is_empty() {
+            // Every branch (the chain's own included) shows a note beyond
+            // the note asked about.
+            let shown = std::iter::once(chain)
+                .chain(q.branches.iter().map(Vec::as_slice))
+                .all(|b| b.iter().skip(1).any(|n| found.contains(n)));
+            arm.branches.push(f64::from(u8::from(shown)));
+        }
+        Ok(())
+    }
+
+    /// Whether the chat's extractive answer, its cited sources or any of
+    /// its sources hold the judged answer.
+    fn answer(&mut self, q: &Question, answer: &str) -> Result<(), AppError> {
+        let t = Instant::now();
+        let r = self.ws.chat(
+            &ChatRequest {
+                message: q.text.clone(),
+                extractive: true,
+                ..Default::default()
+            },
+            &mut |_| true,
+        )?;
+        self.answered
+            .latency
+            .push(t.elapsed().as_secs_f64() * 1000.0);
+        let cited: Vec<&str> = r
+            .sources
+            .iter()
+            .filter(|s| r.citations.iter().any(|c| c.n == s.n))
+            .map(|s| s.hit.text.as_str())
+            .collect();
+        let all: Vec<&str> = r.sources.iter().map(|s| s.hit.text.as_str()).collect();
+        let found = |texts: &[&str]| f64::from(u8::from(texts.iter().any(|t| holds(t, answer))));
+        self.answered.in_answer.push(found(&[r.answer.as_str()]));
+        self.answered.in_cited.push(found(&cited));
+        self.answered.in_sources.push(found(&all));
+        Ok(())
+    }
+
+    fn report(self, questions: &[Question], sync: &SyncSummary, model: String) -> EvalReport {
+        let answered = self.answered;
+        EvalReport {
+            questions_file: self.req.questions.clone(),
+            field: self.req.field.clone(),
+            mode: self.req.mode,
+            model,
+            questions: questions.len(),
+            notes: sync.notes,
+            chunks: sync.chunks,
+            edges: sync.edges,
+            runs: self
+                .arms
+                .into_iter()
+                .map(|arm| EvalRun {
+                    graph: arm.graph,
+                    summary: eval::summarize(&arm.scores),
+                    latency_ms: eval::latency(&arm.latency),
+                })
+                .collect(),
+            chains: self
+                .chain_arms
+                .into_iter()
+                .filter(|arm| !arm.recall.is_empty())
+                .map(|arm| ChainRun {
+                    traversal: arm.traverse,
+                    questions: arm.recall.len(),
+                    chain_recall: mean(&arm.recall),
+                    order_hit_rate: mean(&arm.order),
+                    anchored_rate: mean(&arm.anchored),
+                    branch_rate: (!arm.branches.is_empty()).then(|| mean(&arm.branches)),
+                    latency_ms: eval::latency(&arm.latency),
+                })
+                .collect(),
+            intent_accuracy: (self.intents.questions > 0).then_some(self.intents),
+            answer_recall: (!answered.in_answer.is_empty()).then(|| AnswerRecall {
+                questions: answered.in_answer.len(),
+                in_answer: mean(&answered.in_answer),
+                in_cited: mean(&answered.in_cited),
+                in_sources: mean(&answered.in_sources),
+                latency_ms: eval::latency(&answered.latency),
+            }),
+            embedding_ms: eval::latency(&self.embed_ms),
+            per_question: self.per_question,
+        }
+    }
 }

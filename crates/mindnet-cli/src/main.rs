@@ -109,11 +109,12 @@ fn command_line() -> clap::Command {
 fn main() -> ExitCode {
     let matches = command_line().get_matches();
     init_logging(matches.get_count("verbose"));
+    if !matches!(matches.subcommand_name(), Some("serve" | "mcp")) {
+        end_quietly_on_a_closed_pipe();
+    }
+    // A subcommand `Cli` does not know is one derived from the table.
     let result = match matches.subcommand() {
-        Some((name, m)) if !matches!(name, "serve" | "mcp") => {
-            end_quietly_on_a_closed_pipe();
-            derived::run(name, m)
-        }
+        Some((name, m)) if Cli::command().find_subcommand(name).is_none() => derived::run(name, m),
         _ => None,
     };
     let result = result.unwrap_or_else(|| {

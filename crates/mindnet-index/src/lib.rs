@@ -15,8 +15,7 @@
 //! files; `manifest.rs` answers an unchanged vault without opening the
 //! index, `smart.rs` proposes links.
 
-use crate::batch::BatchVectors;
-use crate::batch::embed_batch;
+use crate::batches::{Batches, Written, write_all};
 use crate::digests::Digests;
 use crate::partial::deletions;
 use crate::partial::plan_partial;
@@ -38,6 +37,7 @@ pub mod smart;
 pub use smart::{LinkCandidate, LinkJudge, SimilarityJudge};
 
 mod batch;
+mod batches;
 mod digests;
 mod partial;
 
@@ -241,50 +241,132 @@ pub fn sync<S: Store + ?Sized>(
 ) -> Result<SyncReport, SyncError> {
     let started = Instant::now();
     let _writing = Writing::begin(store)?;
-    let stamps = match &opts.manifest_dir {
-        Some(dir) => {
-            manifest::remove(dir).map_err(|source| SyncError::Io {
-                path: manifest::path(dir),
-                source,
-            })?;
-            // Only a sync of the whole vault writes a new manifest.
-            match opts.only {
-                None => Some(manifest::stamps(vault)?),
-                Some(_) => None,
-            }
-        }
-        None => None,
-    };
+    let stamps = manifest_stamps(vault, opts)?;
     let states = read(store).note_states()?;
     let mut import = import.clone();
-    let partial = match &opts.only {
-        Some(only) => plan_partial(vault, config, &import, store, &states, only)?,
-        None => None,
-    };
-    // Without a list, or for a change a partial plan cannot decide alone
-    // (an `id:` taken from another note): the whole vault.
-    let (planner, scope) = match partial {
-        Some(p) => (p.planner, Some(p.scope)),
-        None => {
-            if !opts.sync_deletes {
-                import.known_notes = known_notes(&states);
-            }
-            (Planner::new(vault, config, &import)?, None)
-        }
-    };
+    let (planner, scope) = planner(vault, config, &mut import, store, &states, opts)?;
     tracing::debug!("vault read at {:.3} s", started.elapsed().as_secs_f64());
     let by_id: HashMap<&str, &NoteState> = states.iter().map(|s| (s.note_id.as_str(), s)).collect();
-
-    let mut report = SyncReport::default();
     let judge: Arc<dyn LinkJudge> = opts.judge.clone().unwrap_or_else(|| {
         Arc::new(SimilarityJudge {
             rules: config.registry.smart_edges.clone(),
         })
     });
-    let digests = |b: &NoteBundle| Digests::of(b, config, judge.as_ref());
-    // What each note needs, from its digests against the stored ones; a
-    // few hundred notes are planned at a time, so that the whole vault's
-    // chunks and edges are never in memory at once.
+    let mut report = SyncReport::default();
+    let decided = decide(&planner, &by_id, config, judge.as_ref(), opts, &mut report);
+    tracing::debug!("vault planned at {:.3} s", started.elapsed().as_secs_f64());
+    let deletes = match &scope {
+        // A listed file that no longer yields a note leaves the index.
+        Some(scope) => deletions(states.iter().filter(|s| scope.contains(&s.path)), &planner),
+        None if opts.sync_deletes => deletions(&states, &planner),
+        None => Vec::new(),
+    };
+    report.deleted = deletes.len();
+    let work = decided.work;
+    progress.start(
+        work.iter()
+            .filter(|w| w.action != Action::Relinked)
+            .map(|w| w.chunks)
+            .sum(),
+    );
+    if !work.is_empty() || !deletes.is_empty() {
+        write(store).start_import()?;
+    }
+    let verdicts = smart::Verdicts::load(opts.manifest_dir.as_deref());
+    let mut batches = Batches {
+        planner: &planner,
+        by_id: &by_id,
+        config,
+        judge: judge.as_ref(),
+        embedder,
+        progress,
+        verdicts: &verdicts,
+        targets: targets(&states, &planner),
+        titles: HashMap::new(),
+        report: &mut report,
+    };
+    let written = write_all(store, &work, deletes, opts, &mut batches)?;
+    progress.finish();
+    if let Written::Stopped(committed) = written {
+        return Err(SyncError::Stopped {
+            committed,
+            total: work.len(),
+        });
+    }
+    verdicts.save();
+    tracing::debug!("writes done at {:.3} s", started.elapsed().as_secs_f64());
+    let planned_notes = planner.notes().len();
+    report.warnings.extend(decided.warnings);
+    finish(store, &mut report, planner, started)?;
+    // A partial sync leaves the manifest removed: other files may have
+    // changed, and the next import must look at every note.
+    if let (Some(dir), Some(files), None) = (&opts.manifest_dir, stamps, &scope) {
+        manifest::write(dir, config, &import, files, &report, planned_notes);
+    }
+    Ok(report)
+}
+
+/// The file stamps a whole sync writes into a new manifest, after removing
+/// the old one (any write makes it stale); `None` for a partial sync or
+/// without a manifest.
+fn manifest_stamps(
+    vault: &Path,
+    opts: &SyncOptions,
+) -> Result<Option<Vec<manifest::Stamp>>, SyncError> {
+    let Some(dir) = &opts.manifest_dir else {
+        return Ok(None);
+    };
+    manifest::remove(dir).map_err(|source| SyncError::Io {
+        path: manifest::path(dir),
+        source,
+    })?;
+    match opts.only {
+        None => Ok(Some(manifest::stamps(vault)?)),
+        Some(_) => Ok(None),
+    }
+}
+
+/// The planner of the notes to look at, and for a partial sync the files
+/// it was asked about. Without a list, or for a change a partial plan
+/// cannot decide alone (an `id:` taken from another note): the whole vault.
+fn planner<'c, S: Store + ?Sized>(
+    vault: &Path,
+    config: &'c Config,
+    import: &mut ImportOptions,
+    store: &RwLock<S>,
+    states: &[NoteState],
+    opts: &SyncOptions,
+) -> Result<(Planner<'c>, Option<BTreeSet<String>>), SyncError> {
+    let partial = match &opts.only {
+        Some(only) => plan_partial(vault, config, import, store, states, only)?,
+        None => None,
+    };
+    if let Some(p) = partial {
+        return Ok((p.planner, Some(p.scope)));
+    }
+    if !opts.sync_deletes {
+        import.known_notes = known_notes(states);
+    }
+    Ok((Planner::new(vault, config, import)?, None))
+}
+
+/// What the notes of a plan need, and the warnings of planning them.
+struct Decided {
+    work: Vec<Work>,
+    warnings: Vec<Warning>,
+}
+
+/// What each note needs, from its digests against the stored ones,
+/// counted into `report`. A few hundred notes are planned at a time, so
+/// that the whole vault's chunks and edges are never in memory at once.
+fn decide(
+    planner: &Planner<'_>,
+    by_id: &HashMap<&str, &NoteState>,
+    config: &Config,
+    judge: &dyn LinkJudge,
+    opts: &SyncOptions,
+    report: &mut SyncReport,
+) -> Decided {
     let mut work: Vec<Work> = Vec::new();
     let mut warnings: Vec<Warning> = Vec::new();
     let places: Vec<usize> = (0..planner.notes().len()).collect();
@@ -298,7 +380,7 @@ pub fn sync<S: Store + ?Sized>(
                 }
             };
             warnings.append(&mut w);
-            let d = digests(&bundle);
+            let d = Digests::of(&bundle, config, judge);
             let stored = by_id.get(bundle.note.note_id.as_str()).copied();
             let action = d.action(stored, &bundle.note.hash, opts);
             match action {
@@ -316,172 +398,36 @@ pub fn sync<S: Store + ?Sized>(
             }
         }
     }
-    tracing::debug!("vault planned at {:.3} s", started.elapsed().as_secs_f64());
-    let mut deletes = match &scope {
-        // A listed file that no longer yields a note leaves the index.
-        Some(scope) => deletions(states.iter().filter(|s| scope.contains(&s.path)), &planner),
-        None if opts.sync_deletes => deletions(&states, &planner),
-        None => Vec::new(),
-    };
-    report.deleted = deletes.len();
+    Decided { work, warnings }
+}
 
-    let to_embed: usize = work
-        .iter()
-        .filter(|w| w.action != Action::Relinked)
-        .map(|w| w.chunks)
-        .sum();
-    progress.start(to_embed);
-    let verdicts = smart::Verdicts::load(opts.manifest_dir.as_deref());
-    let mut targets: smart::Targets<'_> = states
+/// Every note a smart edge can point at, by id: its title and type, the
+/// plan's where it has one.
+fn targets<'a>(states: &'a [NoteState], planner: &'a Planner<'_>) -> smart::Targets<'a> {
+    let mut targets: smart::Targets<'a> = states
         .iter()
         .map(|s| (s.note_id.as_str(), (s.title.as_str(), s.note_type.as_str())))
         .collect();
     for n in planner.notes() {
         targets.insert(&n.note_id, (&n.title, &n.note_type));
     }
-    let mut titles: HashMap<String, Vec<f32>> = HashMap::new();
-    if !work.is_empty() || !deletes.is_empty() {
-        write(store).start_import()?;
-    }
-    // Plans, embeds and links one batch of notes.
-    let mut prepare = |batch: &[Work]| -> Result<Ready, SyncError> {
-        let places: Vec<usize> = batch.iter().map(|w| w.place).collect();
-        let mut planned: Vec<Pending> = Vec::with_capacity(batch.len());
-        for (w, p) in batch.iter().zip(planner.bundles(&places)) {
-            let bundle = match p {
-                Planned::Bundle { bundle, .. } => *bundle,
-                // Read a moment ago: the next sync finds out what happened.
-                Planned::Unreadable(w) => {
-                    report.warnings.push(w);
-                    continue;
-                }
-            };
-            let digests = digests(&bundle);
-            // A file changed since it was looked at: embedded whatever it was.
-            let embed = match by_id.get(bundle.note.note_id.as_str()) {
-                Some(s) if w.action == Action::Relinked => {
-                    s.hash != bundle.note.hash || s.chunks_digest != digests.chunks
-                }
-                _ => true,
-            };
-            planned.push(Pending {
-                bundle,
-                embed,
-                digests,
-            });
-        }
-        let embed_started = Instant::now();
-        let vectors = embed_batch(embedder, &planned)?;
-        report.embed_seconds += embed_started.elapsed().as_secs_f64();
-        let embedded: usize = vectors.iter().flatten().map(Vec::len).sum();
-        progress.advance(embedded);
-        report.embedded_chunks += embedded;
-        // The plan's edges and the smart ones; the digest stays the plan's.
-        let mut edges: Vec<Vec<Edge>> = Vec::with_capacity(planned.len());
-        for (p, v) in planned.iter_mut().zip(&vectors) {
-            let b = &p.bundle;
-            let mut source = BatchVectors {
-                chunks: &b.chunks,
-                vectors: v.as_deref(),
-                embedder,
-                titles: &mut titles,
-            };
-            let (smart, problems) = smart::edges_of(
-                b,
-                &config.registry,
-                &targets,
-                judge.as_ref(),
-                &verdicts,
-                &mut source,
-            );
-            for problem in problems {
-                report.warnings.push(Warning::new(&b.note.path, 0, problem));
-            }
-            let mut all = std::mem::take(&mut p.bundle.edges);
-            all.extend(smart);
-            edges.push(all);
-        }
-        Ok(Ready {
-            notes: batch.len(),
-            pending: planned,
-            vectors,
-            edges,
-            deletes: Vec::new(),
-        })
-    };
-    // Batch n is written on a thread of its own while batch n + 1 is
-    // planned and embedded: the writes cost the embedding only the share of
-    // a core they take, not their whole time.
-    let (stopped, written) = std::thread::scope(|scope| -> Result<(bool, usize), SyncError> {
-        let (to_writer, batches) = std::sync::mpsc::sync_channel::<Ready>(1);
-        let writer = scope.spawn(move || -> Result<usize, SyncError> {
-            let mut committed = 0;
-            for batch in batches {
-                write(store).write_batch(&batch.writes(), &batch.deletes)?;
-                committed += batch.notes;
-                // Under the read lock, as at the end: queries go on.
-                read(store).optimize_midway()?;
-            }
-            Ok(committed)
-        });
-        let mut deletes = Some(std::mem::take(&mut deletes));
-        let mut stopped = false;
-        let mut prepared = Ok(());
-        for batch in work.chunks(opts.batch_notes.max(1)) {
-            if progress.stopped() {
-                stopped = true;
-                break;
-            }
-            match prepare(batch) {
-                Ok(ready) => {
-                    let ready = Ready {
-                        deletes: deletes.take().unwrap_or_default(),
-                        ..ready
-                    };
-                    // Fails only when the writer failed: its error follows.
-                    if to_writer.send(ready).is_err() {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    prepared = Err(e);
-                    break;
-                }
-            }
-        }
-        if let Some(deletes) = deletes.filter(|d| !d.is_empty() && !stopped) {
-            let _ = to_writer.send(Ready {
-                deletes,
-                ..Ready::default()
-            });
-        }
-        drop(to_writer);
-        let written = match writer.join() {
-            Ok(written) => written?,
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
-        prepared?;
-        Ok((stopped, written))
-    })?;
-    if stopped {
-        progress.finish();
-        return Err(SyncError::Stopped {
-            committed: written,
-            total: work.len(),
-        });
-    }
-    progress.finish();
-    verdicts.save();
-    tracing::debug!("writes done at {:.3} s", started.elapsed().as_secs_f64());
+    targets
+}
 
+/// The index's totals, the plan's skips and warnings, and the time into
+/// the report; the import finished and the index built.
+fn finish<S: Store + ?Sized>(
+    store: &RwLock<S>,
+    report: &mut SyncReport,
+    planner: Planner<'_>,
+    started: Instant,
+) -> Result<(), SyncError> {
     let counts = read(store).counts()?;
     report.notes = counts.notes;
     report.chunks = counts.chunks;
     report.edges = counts.edges;
     report.unresolved = counts.unresolved;
-    let planned_notes = planner.notes().len();
     report.skipped = planner.plan.skipped;
-    report.warnings.append(&mut warnings);
     report.warnings.extend(planner.plan.warnings);
     report.warnings.sort();
     report.warnings.dedup();
@@ -489,10 +435,5 @@ pub fn sync<S: Store + ?Sized>(
     write(store).finish_import(report.seconds)?;
     // Under the read lock: queries go on while the index is built.
     read(store).optimize()?;
-    // A partial sync leaves the manifest removed: other files may have
-    // changed, and the next import must look at every note.
-    if let (Some(dir), Some(files), None) = (&opts.manifest_dir, stamps, &scope) {
-        manifest::write(dir, config, &import, files, &report, planned_notes);
-    }
-    Ok(report)
+    Ok(())
 }
