@@ -1,7 +1,7 @@
 //! A subcommand for every operation of the table that has no friendly one,
 //! derived from its request type: each field of the request is an argument
-//! (a required field positional, in the request's order; the others flags,
-//! `_` written `-`), its doc comment the argument's help, the operation's
+//! (a required field positional, in the request's order, and so is the one
+//! field of a request that has one; the others flags, `_` written `-`), its doc comment the argument's help, the operation's
 //! `ABOUT` the command's. The answer prints as the operation's printer
 //! reads it (`mindnet_render::show`), or as JSON with `--json`.
 //!
@@ -120,13 +120,17 @@ fn one_line(text: &str) -> String {
 
 fn command<O: Operation>(name: String) -> Command {
     let mut cmd = Command::new(name);
-    for f in fields::<O>() {
+    let fields = fields::<O>();
+    let alone = fields.len() == 1;
+    for f in fields {
         let mut arg = Arg::new(f.name.clone());
         if let Some(help) = &f.help {
             arg = arg.help(help.clone());
         }
-        arg = if f.required && f.kind != Kind::Flag {
-            arg.required(true)
+        arg = if f.kind == Kind::Flag {
+            arg.long(command_name(&f.name))
+        } else if f.required || alone {
+            arg.required(f.required)
         } else {
             arg.long(command_name(&f.name))
         };

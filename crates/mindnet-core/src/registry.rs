@@ -87,6 +87,131 @@ pub struct MatrixRule {
     pub prohibited: Vec<String>,
 }
 
+/// The checks of a registry file, each error naming its file, line and
+/// field.
+struct Check<'a> {
+    path: &'a Path,
+    text: &'a str,
+    vocab: &'a EdgeVocabulary,
+}
+
+impl Check<'_> {
+    fn bad(&self, keys: &[&str], message: String) -> ConfigError {
+        yaml::invalid(self.path, self.text, keys, message)
+    }
+
+    /// A kind as the registry may name it: canonical, and not a structure
+    /// kind.
+    fn kind(&self, keys: &[&str], kind: &str) -> Result<(), ConfigError> {
+        match self.vocab.canonicalize(kind) {
+            Canonical::Known(k) if !self.vocab.is_structural(k) => Ok(()),
+            Canonical::Known(_) => {
+                Err(self.bad(keys, format!("`{kind}` is reserved for structure edges")))
+            }
+            Canonical::Alias(c) => Err(self.bad(
+                keys,
+                format!("`{kind}` is an alias; write the canonical `{c}`"),
+            )),
+            Canonical::Unknown => {
+                Err(self.bad(keys, format!("`{kind}` is not in the edge vocabulary")))
+            }
+        }
+    }
+
+    /// The default type, the chunk profiles and each type's settings.
+    fn types(&self, file: &RegistryFile) -> Result<(), ConfigError> {
+        if !file.types.contains_key(&file.default_type) {
+            return Err(self.bad(
+                &["default_type"],
+                format!("`{}` is not a type of this registry", file.default_type),
+            ));
+        }
+        for (name, p) in &file.chunk_profiles {
+            if p.target == 0 || p.max < p.target || p.overlap >= p.target {
+                return Err(self.bad(
+                    &["chunk_profiles", name],
+                    format!(
+                        "sizes must satisfy 0 < target <= max and overlap < target (target {}, max {}, overlap {})",
+                        p.target, p.max, p.overlap
+                    ),
+                ));
+            }
+        }
+        for (name, t) in &file.types {
+            if !file.chunk_profiles.contains_key(&t.chunk_profile) {
+                return Err(self.bad(
+                    &["types", name, "chunk_profile"],
+                    format!("unknown chunk profile `{}`", t.chunk_profile),
+                ));
+            }
+            if !t.retriever_weight.is_finite() {
+                return Err(self.bad(
+                    &["types", name, "retriever_weight"],
+                    "must be a number".into(),
+                ));
+            }
+            for kind in &t.edge_defaults {
+                self.kind(&["types", name, "edge_defaults"], kind)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The path rules' types, and the matrix's types and kinds.
+    fn rules(&self, file: &RegistryFile) -> Result<(), ConfigError> {
+        for rule in &file.path_rules {
+            if !file.types.contains_key(&rule.note_type) {
+                return Err(self.bad(
+                    &["path_rules", "type"],
+                    format!(
+                        "unknown type `{}` for prefix `{}`",
+                        rule.note_type, rule.prefix
+                    ),
+                ));
+            }
+        }
+        for rule in &file.matrix {
+            for (field, ty) in [("source", &rule.source), ("target", &rule.target)] {
+                if ty != ANY_TYPE && !file.types.contains_key(ty) {
+                    return Err(self.bad(&["matrix", field], format!("unknown type `{ty}`")));
+                }
+            }
+            let kinds = rule
+                .kind
+                .iter()
+                .chain(&rule.typical)
+                .chain(&rule.prohibited);
+            for kind in kinds {
+                self.kind(&["matrix", "kind"], kind)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every type the `causal:` block names.
+    fn causal(&self, file: &RegistryFile) -> Result<(), ConfigError> {
+        let c = &file.causal;
+        let named = c
+            .shape
+            .iter()
+            .flatten()
+            .map(|t| ("shape", t))
+            .chain(
+                c.gaps
+                    .iter()
+                    .flat_map(|g| [("gaps", &g.cause), ("gaps", &g.effect)]),
+            )
+            .chain(c.anchors.iter().map(|t| ("anchors", t)))
+            .chain(c.hubs.iter().map(|t| ("hubs", t)));
+        for (field, ty) in named {
+            if !file.types.contains_key(ty) {
+                return Err(self.bad(&["causal", field], format!("unknown type `{ty}`")));
+            }
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RegistryFile {
@@ -227,97 +352,10 @@ impl TypeRegistry {
 
     pub fn from_yaml(path: &Path, text: &str, vocab: &EdgeVocabulary) -> Result<Self, ConfigError> {
         let file: RegistryFile = yaml::parse(path, text)?;
-        let bad = |keys: &[&str], msg: String| yaml::invalid(path, text, keys, msg);
-        if !file.types.contains_key(&file.default_type) {
-            return Err(bad(
-                &["default_type"],
-                format!("`{}` is not a type of this registry", file.default_type),
-            ));
-        }
-        for (name, p) in &file.chunk_profiles {
-            if p.target == 0 || p.max < p.target || p.overlap >= p.target {
-                return Err(bad(
-                    &["chunk_profiles", name],
-                    format!(
-                        "sizes must satisfy 0 < target <= max and overlap < target (target {}, max {}, overlap {})",
-                        p.target, p.max, p.overlap
-                    ),
-                ));
-            }
-        }
-        let check_kind = |keys: &[&str], kind: &str| match vocab.canonicalize(kind) {
-            Canonical::Known(k) if !vocab.is_structural(k) => Ok(()),
-            Canonical::Known(_) => Err(bad(
-                keys,
-                format!("`{kind}` is reserved for structure edges"),
-            )),
-            Canonical::Alias(c) => Err(bad(
-                keys,
-                format!("`{kind}` is an alias; write the canonical `{c}`"),
-            )),
-            Canonical::Unknown => Err(bad(keys, format!("`{kind}` is not in the edge vocabulary"))),
-        };
-        for (name, t) in &file.types {
-            if !file.chunk_profiles.contains_key(&t.chunk_profile) {
-                return Err(bad(
-                    &["types", name, "chunk_profile"],
-                    format!("unknown chunk profile `{}`", t.chunk_profile),
-                ));
-            }
-            if !t.retriever_weight.is_finite() {
-                return Err(bad(
-                    &["types", name, "retriever_weight"],
-                    "must be a number".into(),
-                ));
-            }
-            for kind in &t.edge_defaults {
-                check_kind(&["types", name, "edge_defaults"], kind)?;
-            }
-        }
-        for rule in &file.path_rules {
-            if !file.types.contains_key(&rule.note_type) {
-                return Err(bad(
-                    &["path_rules", "type"],
-                    format!(
-                        "unknown type `{}` for prefix `{}`",
-                        rule.note_type, rule.prefix
-                    ),
-                ));
-            }
-        }
-        for rule in &file.matrix {
-            for (field, ty) in [("source", &rule.source), ("target", &rule.target)] {
-                if ty != ANY_TYPE && !file.types.contains_key(ty) {
-                    return Err(bad(&["matrix", field], format!("unknown type `{ty}`")));
-                }
-            }
-            let kinds = rule
-                .kind
-                .iter()
-                .chain(&rule.typical)
-                .chain(&rule.prohibited);
-            for kind in kinds {
-                check_kind(&["matrix", "kind"], kind)?;
-            }
-        }
-        let c = &file.causal;
-        let named = c
-            .shape
-            .iter()
-            .flatten()
-            .map(|t| ("shape", t))
-            .chain(
-                c.gaps
-                    .iter()
-                    .flat_map(|g| [("gaps", &g.cause), ("gaps", &g.effect)]),
-            )
-            .chain(c.anchors.iter().map(|t| ("anchors", t)))
-            .chain(c.hubs.iter().map(|t| ("hubs", t)));
-        for (field, ty) in named {
-            if !file.types.contains_key(ty) {
-                return Err(bad(&["causal", field], format!("unknown type `{ty}`")));
-            }
-        }
+        let check = Check { path, text, vocab };
+        check.types(&file)?;
+        check.rules(&file)?;
+        check.causal(&file)?;
         Ok(TypeRegistry {
             causal: file.causal,
             smart_edges: file.smart_edges,

@@ -246,101 +246,134 @@ impl Vocab {
     }
 }
 
+fn weights_error(path: &Path, message: String) -> EmbedError {
+    EmbedError::Weights {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
+/// The tensors of the model file, read into the model with their sizes
+/// checked.
+struct Loading<'a> {
+    tensors: Tensors<'a>,
+    path: &'a Path,
+    hidden: usize,
+}
+
+impl Loading<'_> {
+    fn bad(&self, message: String) -> EmbedError {
+        weights_error(self.path, message)
+    }
+
+    fn raw(&self, name: &str) -> Result<(&[u8], usize), EmbedError> {
+        self.tensors
+            .get(name)
+            .copied()
+            .ok_or_else(|| self.bad(format!("missing tensor {name}")))
+    }
+
+    fn f32s(&self, name: &str, want: usize) -> Result<Vec<f32>, EmbedError> {
+        let (bytes, count) = self.raw(name)?;
+        if count != want {
+            return Err(self.bad(format!("{name}: {count} values, expected {want}")));
+        }
+        tensor_f32(bytes, count).map_err(|e| self.bad(format!("{name}: {e}")))
+    }
+
+    fn linear(&self, name: &str, out: usize, inp: usize) -> Result<Linear, EmbedError> {
+        Ok(Linear::F32 {
+            w: self.f32s(&format!("{name}.w"), out * inp)?,
+            b: self.f32s(&format!("{name}.b"), out)?,
+            out,
+            inp,
+        })
+    }
+
+    fn norm(&self, name: &str) -> Result<Norm, EmbedError> {
+        Ok(Norm {
+            w: self.f32s(&format!("{name}.w"), self.hidden)?,
+            b: self.f32s(&format!("{name}.b"), self.hidden)?,
+        })
+    }
+
+    /// The word table, in f32 or kept in its q4_0 blocks.
+    fn word_table(&self, rows: usize) -> Result<WordTable, EmbedError> {
+        let hd = self.hidden;
+        let (word_bytes, word_count) = self.raw("emb.word")?;
+        if word_count != rows * hd {
+            return Err(self.bad(format!("emb.word: {word_count} values")));
+        }
+        if word_bytes.len() == word_count * 4 {
+            return Ok(WordTable::F32 {
+                values: tensor_f32(word_bytes, word_count).map_err(|e| self.bad(e))?,
+                rows,
+            });
+        }
+        check_q4(word_bytes, word_count).map_err(|e| self.bad(format!("emb.word: {e}")))?;
+        if !hd.is_multiple_of(32) {
+            return Err(self.bad(format!("hidden size {hd} is not whole q4_0 blocks")));
+        }
+        Ok(WordTable::Q4 {
+            blocks: word_bytes.to_vec(),
+            rows,
+        })
+    }
+
+    /// Layer `l`: query, key and value as one product, then the rest.
+    fn layer(&self, l: usize, ffn: usize) -> Result<Layer, EmbedError> {
+        let hd = self.hidden;
+        let mut w = Vec::with_capacity(3 * hd * hd);
+        let mut b = Vec::with_capacity(3 * hd);
+        for part in ["q", "k", "v"] {
+            w.extend(self.f32s(&format!("l{l}.{part}.w"), hd * hd)?);
+            b.extend(self.f32s(&format!("l{l}.{part}.b"), hd)?);
+        }
+        Ok(Layer {
+            qkv: Linear::F32 {
+                w,
+                b,
+                out: 3 * hd,
+                inp: hd,
+            },
+            ao: self.linear(&format!("l{l}.ao"), hd, hd)?,
+            aln: self.norm(&format!("l{l}.aln"))?,
+            fi: self.linear(&format!("l{l}.fi"), ffn, hd)?,
+            fo: self.linear(&format!("l{l}.fo"), hd, ffn)?,
+            oln: self.norm(&format!("l{l}.oln"))?,
+        })
+    }
+}
+
 impl E5Small {
     pub fn load(dir: &Path) -> Result<Self, EmbedError> {
         let path = dir.join(FILE);
-        let err = |message: String| EmbedError::Weights {
-            path: path.clone(),
-            message,
-        };
-        let data = std::fs::read(&path).map_err(|e| err(e.to_string()))?;
-        let (h, vocab, tensors) = parse(&data).map_err(err)?;
-        let raw = |name: &str| {
-            tensors
-                .get(name)
-                .copied()
-                .ok_or_else(|| err(format!("missing tensor {name}")))
-        };
-        let f32s = |name: &str, want: usize| -> Result<Vec<f32>, EmbedError> {
-            let (bytes, count) = raw(name)?;
-            if count != want {
-                return Err(err(format!("{name}: {count} values, expected {want}")));
-            }
-            tensor_f32(bytes, count).map_err(|e| err(format!("{name}: {e}")))
+        let data = std::fs::read(&path).map_err(|e| weights_error(&path, e.to_string()))?;
+        let (h, vocab, tensors) = parse(&data).map_err(|e| weights_error(&path, e))?;
+        let t = Loading {
+            tensors,
+            path: &path,
+            hidden: h.hidden,
         };
         let hd = h.hidden;
-        let linear = |name: &str, out: usize, inp: usize| -> Result<Linear, EmbedError> {
-            Ok(Linear::F32 {
-                w: f32s(&format!("{name}.w"), out * inp)?,
-                b: f32s(&format!("{name}.b"), out)?,
-                out,
-                inp,
-            })
-        };
-        let norm = |name: &str| -> Result<Norm, EmbedError> {
-            Ok(Norm {
-                w: f32s(&format!("{name}.w"), hd)?,
-                b: f32s(&format!("{name}.b"), hd)?,
-            })
-        };
-        let (word_bytes, word_count) = raw("emb.word")?;
-        if word_count != h.vocab * hd {
-            return Err(err(format!("emb.word: {word_count} values")));
-        }
-        let word = if word_bytes.len() == word_count * 4 {
-            WordTable::F32 {
-                values: tensor_f32(word_bytes, word_count).map_err(err)?,
-                rows: h.vocab,
-            }
-        } else {
-            check_q4(word_bytes, word_count).map_err(|e| err(format!("emb.word: {e}")))?;
-            if !hd.is_multiple_of(32) {
-                return Err(err(format!("hidden size {hd} is not whole q4_0 blocks")));
-            }
-            WordTable::Q4 {
-                blocks: word_bytes.to_vec(),
-                rows: h.vocab,
-            }
-        };
         if h.heads == 0 || !hd.is_multiple_of(h.heads) || h.max_pos < 3 {
-            return Err(err(format!("{} heads for {hd} dimensions", h.heads)));
+            return Err(t.bad(format!("{} heads for {hd} dimensions", h.heads)));
         }
+        let word = t.word_table(h.vocab)?;
         let layers = (0..h.layers)
-            .map(|l| {
-                let mut w = Vec::with_capacity(3 * hd * hd);
-                let mut b = Vec::with_capacity(3 * hd);
-                for part in ["q", "k", "v"] {
-                    w.extend(f32s(&format!("l{l}.{part}.w"), hd * hd)?);
-                    b.extend(f32s(&format!("l{l}.{part}.b"), hd)?);
-                }
-                Ok(Layer {
-                    qkv: Linear::F32 {
-                        w,
-                        b,
-                        out: 3 * hd,
-                        inp: hd,
-                    },
-                    ao: linear(&format!("l{l}.ao"), hd, hd)?,
-                    aln: norm(&format!("l{l}.aln"))?,
-                    fi: linear(&format!("l{l}.fi"), h.ffn, hd)?,
-                    fo: linear(&format!("l{l}.fo"), hd, h.ffn)?,
-                    oln: norm(&format!("l{l}.oln"))?,
-                })
-            })
+            .map(|l| t.layer(l, h.ffn))
             .collect::<Result<Vec<_>, EmbedError>>()?;
-        let types = f32s("emb.type", h.type_vocab * hd)?;
+        let types = t.f32s("emb.type", h.type_vocab * hd)?;
         let model = Bert {
             hidden: hd,
             heads: h.heads,
             eps: h.eps as f32,
             word,
-            pos: f32s("emb.pos", h.max_pos * hd)?,
+            pos: t.f32s("emb.pos", h.max_pos * hd)?,
             type0: types[..hd].to_vec(),
-            eln: norm("emb.ln")?,
+            eln: t.norm("emb.ln")?,
             layers,
         };
-        drop(tensors);
-        drop(data);
         Ok(E5Small {
             id: ModelId {
                 name: "e5-small".into(),

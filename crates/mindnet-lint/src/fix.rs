@@ -17,7 +17,7 @@ use crate::chains::causal_links;
 use crate::lexicon::RealWords;
 use crate::links::{kind_position, written_kind};
 use crate::names::{NameIndex, Similar, is_missing};
-use crate::{LintConfig, Vault, detect_lang, load_notes, resolve_links};
+use crate::{LinkRef, LintConfig, Vault, detect_lang, load_notes, resolve_links};
 use mindnet_core::Canonical;
 use mindnet_ingest::{Config, IngestError};
 use std::collections::BTreeMap;
@@ -91,6 +91,14 @@ struct Edit {
     what: String,
 }
 
+/// The changes planned per note (by its place in the vault): edits of its
+/// text, and inverse edges appended as callouts (kind, title).
+#[derive(Default)]
+struct Plan {
+    edits: BTreeMap<usize, Vec<Edit>>,
+    appends: BTreeMap<usize, Vec<(String, String)>>,
+}
+
 pub fn plan_fixes(
     root: &Path,
     config: &Config,
@@ -107,115 +115,22 @@ pub fn plan_fixes(
         real: RealWords::new(lint.word_lists(lang).to_vec()),
     };
     let links = resolve_links(&vault);
-    let names = NameIndex::new(&vault);
-    let vocab = &config.vocab;
-    let mut edits: BTreeMap<usize, Vec<Edit>> = BTreeMap::new();
-    let mut appends: BTreeMap<usize, Vec<(String, String)>> = BTreeMap::new();
-
-    for l in &links {
-        let note = &vault.notes[l.note];
-        let text = &note.text;
-        let span = l.link.range.clone();
-        // Alias → canonical kind, where the kind is written.
-        if let Some(raw) = written_kind(l)
-            && let Canonical::Alias(kind) = vocab.canonicalize(raw)
-        {
-            let found = kind_position(text, l, raw);
-            if let Some(p) = found {
-                edits.entry(l.note).or_default().push(Edit {
-                    range: p..p + raw.len(),
-                    text: kind.to_string(),
-                    what: format!("line {}: `{raw}` → `{kind}`", note.parsed.lines.line(p)),
-                });
-            }
-        }
-        // Another spelling of an existing note → that note's name.
-        if is_missing(l)
-            && let Some(Similar { note: i, .. }) = names.similar(&l.link.parts.target)
-        {
-            let target = &l.link.parts.target;
-            let inner_start = span.start + text[span.clone()].find("[[").map_or(0, |i| i + 2);
-            let after_kind = match &l.link.parts.relation {
-                Some(_) => text[inner_start..span.end]
-                    .find(target.as_str())
-                    .map(|i| inner_start + i),
-                None => text[inner_start..span.end]
-                    .starts_with(target.as_str())
-                    .then_some(inner_start),
-            };
-            if let Some(p) = after_kind {
-                // The file name: the one name a link always resolves by.
-                let title = std::path::Path::new(&vault.notes[i].path)
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().to_string())
-                    .unwrap_or_default();
-                let title = &title;
-                edits.entry(l.note).or_default().push(Edit {
-                    range: p..p + target.len(),
-                    text: title.clone(),
-                    what: format!(
-                        "line {}: [[{target}]] → [[{title}]]",
-                        note.parsed.lines.line(p)
-                    ),
-                });
-            }
-        }
-    }
-
+    let mut plan = Plan::default();
+    link_edits(&vault, &links, &mut plan);
     if opts.link_mentions {
-        let stems = crate::mentions::stems(&vault);
-        for u in crate::mentions::unlinked(&vault, &links) {
-            let link = u.link(&vault, &stems);
-            let line = vault.notes[u.note].parsed.lines.line(u.range.start);
-            edits.entry(u.note).or_default().push(Edit {
-                range: u.range.clone(),
-                what: format!("line {line}: {} → {link}", u.text),
-                text: link,
-            });
-        }
+        mention_edits(&vault, &links, &mut plan);
     }
-
     if opts.add_inverses {
-        let causal = causal_links(&vault, &links);
-        // (from, to, kind) as written anywhere, canonical.
-        let mut written: Vec<(usize, usize, String)> = Vec::new();
-        for l in &links {
-            if let (Some(raw), Some(t)) = (written_kind(l), l.target) {
-                written.push((l.note, t, vocab.kind_of(raw).to_string()));
-            }
-        }
-        for c in &causal {
-            let (owner, other) = (
-                c.link.note,
-                if c.link.note == c.step.cause {
-                    c.step.effect
-                } else {
-                    c.step.cause
-                },
-            );
-            let Some(inverse) = vocab.inverse(c.kind) else {
-                continue;
-            };
-            let present = written
-                .iter()
-                .any(|(f, t, k)| *f == other && *t == owner && k == inverse);
-            let planned = appends.get(&other).is_some_and(|v| {
-                v.iter()
-                    .any(|(k, t)| k == inverse && *t == vault.notes[owner].title)
-            });
-            if !present && !planned {
-                appends
-                    .entry(other)
-                    .or_default()
-                    .push((inverse.to_string(), vault.notes[owner].title.clone()));
-            }
-        }
+        inverse_appends(&vault, &links, &mut plan);
     }
-
     let mut out = Vec::new();
     let mut skipped = Vec::new();
-    let touched: std::collections::BTreeSet<usize> =
-        edits.keys().chain(appends.keys()).copied().collect();
+    let touched: std::collections::BTreeSet<usize> = plan
+        .edits
+        .keys()
+        .chain(plan.appends.keys())
+        .copied()
+        .collect();
     for i in touched {
         let note = &vault.notes[i];
         let path = root.join(&note.path);
@@ -230,27 +145,9 @@ pub fn plan_fixes(
             ));
             continue;
         };
-        let mut list = edits.remove(&i).unwrap_or_default();
-        list.sort_by_key(|e| std::cmp::Reverse(e.range.start));
-        let mut text = note.text.clone();
-        let mut fixes = Vec::new();
-        let mut floor = usize::MAX;
-        for e in list {
-            if e.range.end > floor || text.get(e.range.clone()).is_none() {
-                continue; // overlapping: the next run fixes it
-            }
-            floor = e.range.start;
-            text.replace_range(e.range.clone(), &e.text);
-            fixes.push(e.what);
-        }
-        fixes.reverse();
-        for (kind, title) in appends.remove(&i).unwrap_or_default() {
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str(&format!("\n> [!edge] {kind}: [[{title}]]\n"));
-            fixes.push(format!("added `{kind}: [[{title}]]` (inverse edge)"));
-        }
+        let edits = plan.edits.remove(&i).unwrap_or_default();
+        let appends = plan.appends.remove(&i).unwrap_or_default();
+        let (text, fixes) = applied(&note.text, edits, appends);
         let new = encode(&enc, &text);
         if new != raw {
             out.push(FileFix {
@@ -262,6 +159,140 @@ pub fn plan_fixes(
         }
     }
     Ok((out, skipped))
+}
+
+/// Each written alias of a kind → the canonical kind; each link to another
+/// spelling of an existing note → that note's file name.
+fn link_edits(vault: &Vault<'_>, links: &[LinkRef<'_>], plan: &mut Plan) {
+    let names = NameIndex::new(vault);
+    for l in links {
+        let note = &vault.notes[l.note];
+        let text = &note.text;
+        if let Some(raw) = written_kind(l)
+            && let Canonical::Alias(kind) = vault.config.vocab.canonicalize(raw)
+            && let Some(p) = kind_position(text, l, raw)
+        {
+            plan.edits.entry(l.note).or_default().push(Edit {
+                range: p..p + raw.len(),
+                text: kind.to_string(),
+                what: format!("line {}: `{raw}` → `{kind}`", note.parsed.lines.line(p)),
+            });
+        }
+        if !is_missing(l) {
+            continue;
+        }
+        let Some(Similar { note: i, .. }) = names.similar(&l.link.parts.target) else {
+            continue;
+        };
+        let span = l.link.range.clone();
+        let target = &l.link.parts.target;
+        let inner_start = span.start + text[span.clone()].find("[[").map_or(0, |i| i + 2);
+        let after_kind = match &l.link.parts.relation {
+            Some(_) => text[inner_start..span.end]
+                .find(target.as_str())
+                .map(|i| inner_start + i),
+            None => text[inner_start..span.end]
+                .starts_with(target.as_str())
+                .then_some(inner_start),
+        };
+        let Some(p) = after_kind else { continue };
+        // The file name: the one name a link always resolves by.
+        let title = std::path::Path::new(&vault.notes[i].path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default();
+        plan.edits.entry(l.note).or_default().push(Edit {
+            range: p..p + target.len(),
+            what: format!(
+                "line {}: [[{target}]] → [[{title}]]",
+                note.parsed.lines.line(p)
+            ),
+            text: title,
+        });
+    }
+}
+
+/// Each note's first unlinked mention of another note → a link.
+fn mention_edits(vault: &Vault<'_>, links: &[LinkRef<'_>], plan: &mut Plan) {
+    let stems = crate::mentions::stems(vault);
+    for u in crate::mentions::unlinked(vault, links) {
+        let link = u.link(vault, &stems);
+        let line = vault.notes[u.note].parsed.lines.line(u.range.start);
+        plan.edits.entry(u.note).or_default().push(Edit {
+            range: u.range.clone(),
+            what: format!("line {line}: {} → {link}", u.text),
+            text: link,
+        });
+    }
+}
+
+/// The missing inverse of each causal edge, appended to its target note.
+fn inverse_appends(vault: &Vault<'_>, links: &[LinkRef<'_>], plan: &mut Plan) {
+    let vocab = &vault.config.vocab;
+    let causal = causal_links(vault, links);
+    // (from, to, kind) as written anywhere, canonical.
+    let mut written: Vec<(usize, usize, String)> = Vec::new();
+    for l in links {
+        if let (Some(raw), Some(t)) = (written_kind(l), l.target) {
+            written.push((l.note, t, vocab.kind_of(raw).to_string()));
+        }
+    }
+    for c in &causal {
+        let owner = c.link.note;
+        let other = if owner == c.step.cause {
+            c.step.effect
+        } else {
+            c.step.cause
+        };
+        let Some(inverse) = vocab.inverse(c.kind) else {
+            continue;
+        };
+        let title = &vault.notes[owner].title;
+        let present = written
+            .iter()
+            .any(|(f, t, k)| *f == other && *t == owner && k == inverse);
+        let planned = plan
+            .appends
+            .get(&other)
+            .is_some_and(|v| v.iter().any(|(k, t)| k == inverse && t == title));
+        if !present && !planned {
+            plan.appends
+                .entry(other)
+                .or_default()
+                .push((inverse.to_string(), title.clone()));
+        }
+    }
+}
+
+/// A note's text with its edits made (back to front; an edit overlapping
+/// one already made waits for the next run) and its callouts appended,
+/// and one line per fix.
+fn applied(
+    text: &str,
+    mut edits: Vec<Edit>,
+    appends: Vec<(String, String)>,
+) -> (String, Vec<String>) {
+    edits.sort_by_key(|e| std::cmp::Reverse(e.range.start));
+    let mut text = text.to_string();
+    let mut fixes = Vec::new();
+    let mut floor = usize::MAX;
+    for e in edits {
+        if e.range.end > floor || text.get(e.range.clone()).is_none() {
+            continue;
+        }
+        floor = e.range.start;
+        text.replace_range(e.range.clone(), &e.text);
+        fixes.push(e.what);
+    }
+    fixes.reverse();
+    for (kind, title) in appends {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&format!("\n> [!edge] {kind}: [[{title}]]\n"));
+        fixes.push(format!("added `{kind}: [[{title}]]` (inverse edge)"));
+    }
+    (text, fixes)
 }
 
 /// Writes one fix atomically, unless the file changed since it was read.

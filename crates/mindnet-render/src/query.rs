@@ -120,28 +120,7 @@ pub fn ask_text(r: &QueryResponse, lang: Lang) -> String {
         r.query
     );
     let Some(c) = &r.causal else {
-        // Not a causal question: say so, show the best notes, and how to
-        // ask for a chain anyway.
-        let _ = writeln!(
-            out,
-            "intent {}: {}",
-            r.intent,
-            if de {
-                "keine Kausalfrage; die besten Notizen (eine Kette mit --intent why oder --intent consequence):"
-            } else {
-                "not a causal question; the best notes (a chain with --intent why or --intent consequence):"
-            }
-        );
-        for (i, h) in r.hits.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "  {}. {} ({}, {})",
-                i + 1,
-                h.title,
-                h.note_type,
-                h.path
-            );
-        }
+        not_causal(&mut out, r, de);
         return out;
     };
     let backward = c.direction == Direction::Backward;
@@ -158,18 +137,73 @@ pub fn ask_text(r: &QueryResponse, lang: Lang) -> String {
         c.max_hops
     );
     let Some(best) = c.paths.first() else {
-        let _ = writeln!(
-            out,
-            "{}",
-            if de {
-                "Kein Pfad gefunden."
-            } else {
-                "No path found."
-            }
-        );
+        let none = if de {
+            "Kein Pfad gefunden."
+        } else {
+            "No path found."
+        };
+        let _ = writeln!(out, "{none}");
         return out;
     };
     out.push('\n');
+    best_path(&mut out, best, backward);
+    if c.paths.len() > 1 {
+        out.push('\n');
+        let _ = writeln!(out, "{}", if de { "Weitere Pfade:" } else { "More paths:" });
+        for (i, p) in c.paths.iter().enumerate().skip(1) {
+            let _ = writeln!(
+                out,
+                "  {}. {}  ({:.3})",
+                i + 1,
+                chain_line(p, backward),
+                p.score
+            );
+        }
+    }
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "{} {} {}, {} {}",
+        if de {
+            "Erklärungs-Subgraph:"
+        } else {
+            "Explanation subgraph:"
+        },
+        c.subgraph.nodes.len(),
+        if de { "Notizen" } else { "notes" },
+        c.subgraph.edges.len(),
+        if de { "Kanten" } else { "edges" },
+    );
+    out
+}
+
+/// Not a causal question: say so, show the best notes, and how to ask for
+/// a chain anyway.
+fn not_causal(out: &mut String, r: &QueryResponse, de: bool) {
+    let _ = writeln!(
+        out,
+        "intent {}: {}",
+        r.intent,
+        if de {
+            "keine Kausalfrage; die besten Notizen (eine Kette mit --intent why oder --intent consequence):"
+        } else {
+            "not a causal question; the best notes (a chain with --intent why or --intent consequence):"
+        }
+    );
+    for (i, h) in r.hits.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  {}. {} ({}, {})",
+            i + 1,
+            h.title,
+            h.note_type,
+            h.path
+        );
+    }
+}
+
+/// The best path: its chain, each step with its evidence, and its score.
+fn best_path(out: &mut String, best: &CausalPath, backward: bool) {
     let _ = writeln!(out, "{}", chain_line(best, backward));
     let steps: Vec<&PathStep> = if backward {
         best.steps.iter().rev().collect()
@@ -203,34 +237,6 @@ pub fn ask_text(r: &QueryResponse, lang: Lang) -> String {
         "  score {:.3} = {:.2}·semantic {:.3} + {:.2}·coherence {:.3} + {:.2}·shape {:.3}",
         b.total, b.alpha, b.semantic, b.beta, b.coherence, b.gamma, b.shape_match
     );
-    if c.paths.len() > 1 {
-        out.push('\n');
-        let _ = writeln!(out, "{}", if de { "Weitere Pfade:" } else { "More paths:" });
-        for (i, p) in c.paths.iter().enumerate().skip(1) {
-            let _ = writeln!(
-                out,
-                "  {}. {}  ({:.3})",
-                i + 1,
-                chain_line(p, backward),
-                p.score
-            );
-        }
-    }
-    out.push('\n');
-    let _ = writeln!(
-        out,
-        "{} {} {}, {} {}",
-        if de {
-            "Erklärungs-Subgraph:"
-        } else {
-            "Explanation subgraph:"
-        },
-        c.subgraph.nodes.len(),
-        if de { "Notizen" } else { "notes" },
-        c.subgraph.edges.len(),
-        if de { "Kanten" } else { "edges" },
-    );
-    out
 }
 
 /// The explanation subgraph as a Mermaid flowchart (cause → effect).
@@ -276,51 +282,7 @@ pub fn eval_text(r: &EvalReport) -> String {
         r.model,
         r.mode.as_str()
     );
-    let _ = writeln!(
-        out,
-        "{:<22} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}",
-        "", "n", "R@1", "R@2", "R@5", "R@10", "R@20", "R@50", "pool", "MRR", "nDCG@10"
-    );
-    let mut row = |label: &str, n: usize, s: &mindnet_app::eval::Scores| {
-        let _ = writeln!(
-            out,
-            "{:<22} {:>5} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>8.3}",
-            label,
-            n,
-            s.recall_1,
-            s.recall_2,
-            s.recall_5,
-            s.recall_10,
-            s.recall_20,
-            s.recall_50,
-            s.pool,
-            s.mrr,
-            s.ndcg_10
-        );
-    };
-    for run in &r.runs {
-        let name = if run.graph { "graph" } else { "no graph" };
-        row(
-            &format!("{name}: all"),
-            run.summary.questions,
-            &run.summary.mean,
-        );
-        for (t, (n, s)) in &run.summary.by_type {
-            row(&format!("{name}: {t}"), *n, s);
-        }
-    }
-    for run in &r.runs {
-        let l = run.latency_ms;
-        let _ = writeln!(
-            out,
-            "search latency ({}): p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-            if run.graph { "graph" } else { "no graph" },
-            l.p50,
-            l.p95,
-            l.p99,
-            l.max
-        );
-    }
+    recall_table(&mut out, r);
     for c in &r.chains {
         let _ = writeln!(
             out,
@@ -371,4 +333,54 @@ pub fn eval_text(r: &EvalReport) -> String {
         e.p50, e.p95
     );
     out
+}
+
+/// Recall, MRR and nDCG of each arm, overall and by question type, and
+/// each arm's search latency.
+fn recall_table(out: &mut String, r: &EvalReport) {
+    let _ = writeln!(
+        out,
+        "{:<22} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>8}",
+        "", "n", "R@1", "R@2", "R@5", "R@10", "R@20", "R@50", "pool", "MRR", "nDCG@10"
+    );
+    let mut row = |label: &str, n: usize, s: &mindnet_app::eval::Scores| {
+        let _ = writeln!(
+            out,
+            "{:<22} {:>5} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>8.3}",
+            label,
+            n,
+            s.recall_1,
+            s.recall_2,
+            s.recall_5,
+            s.recall_10,
+            s.recall_20,
+            s.recall_50,
+            s.pool,
+            s.mrr,
+            s.ndcg_10
+        );
+    };
+    for run in &r.runs {
+        let name = if run.graph { "graph" } else { "no graph" };
+        row(
+            &format!("{name}: all"),
+            run.summary.questions,
+            &run.summary.mean,
+        );
+        for (t, (n, s)) in &run.summary.by_type {
+            row(&format!("{name}: {t}"), *n, s);
+        }
+    }
+    for run in &r.runs {
+        let l = run.latency_ms;
+        let _ = writeln!(
+            out,
+            "search latency ({}): p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            if run.graph { "graph" } else { "no graph" },
+            l.p50,
+            l.p95,
+            l.p99,
+            l.max
+        );
+    }
 }

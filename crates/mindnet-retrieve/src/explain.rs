@@ -74,115 +74,15 @@ pub(crate) fn reasons(
     graph: bool,
 ) -> Vec<String> {
     let de = lang == Lang::De;
-    let mut out = Vec::new();
-
-    let level = match b.s_sem {
-        s if s >= 0.8 => ["sehr hohe", "very high"],
-        s if s >= 0.6 => ["hohe", "high"],
-        s if s >= 0.4 => ["mittlere", "moderate"],
-        _ => ["geringe", "low"],
-    };
-    out.push(if de {
-        format!("{} inhaltliche Übereinstimmung ({:.2})", level[0], b.s_sem)
-    } else {
-        format!("{} textual match ({:.2})", level[1], b.s_sem)
-    });
-
-    let t = &note.note_type;
-    if b.w_type >= 0.9 {
-        out.push(if de {
-            format!("bevorzugt als {t} (×{:.2})", b.w_type)
-        } else {
-            format!("preferred because {t} (×{:.2})", b.w_type)
-        });
-    } else if b.w_type < 0.7 {
-        out.push(if de {
-            format!("gedämpft als {t} (×{:.2})", b.w_type)
-        } else {
-            format!("damped because {t} (×{:.2})", b.w_type)
-        });
-    }
-
+    let mut out = vec![match_reason(de, b.s_sem)];
+    out.extend(type_reason(de, &note.note_type, b.w_type));
     if graph {
-        let mut targets: Vec<&str> = Vec::new();
-        for l in to {
-            if !targets.contains(&l.title.as_str()) {
-                targets.push(&l.title);
-            }
-        }
-        for title in targets.into_iter().take(MAX_LINKS) {
-            let mention = to.iter().any(|l| l.title == title && l.mention);
-            out.push(match (de, mention) {
-                (true, false) => format!("verweist auf {title}"),
-                (true, true) => format!("erwähnt „{title}“"),
-                (false, false) => format!("points to {title}"),
-                (false, true) => format!("mentions “{title}”"),
-            });
-        }
-        // Several edges of one note with one kind (from different chunks)
-        // make one reason.
-        let mut from_merged: Vec<Link> = Vec::new();
-        for l in from {
-            match from_merged
-                .iter_mut()
-                .find(|m| m.title == l.title && m.kind == l.kind && m.mention == l.mention)
-            {
-                Some(m) => m.contribution += l.contribution,
-                None => from_merged.push(l.clone()),
-            }
-        }
-        from_merged.sort_by(|a, b| {
-            b.contribution
-                .total_cmp(&a.contribution)
-                .then(a.title.cmp(&b.title))
-        });
-        let from = from_merged;
-        for l in from.into_iter().take(MAX_LINKS) {
-            out.push(match (de, l.mention) {
-                (true, false) => format!("wird referenziert von {} ({})", l.title, l.kind),
-                (true, true) => format!("wird erwähnt in {}", l.title),
-                (false, false) => format!("referenced by {} ({})", l.title, l.kind),
-                (false, true) => format!("mentioned in {}", l.title),
-            });
-        }
+        out.extend(outgoing(de, to));
+        out.extend(incoming(de, from));
         if let Some(h) = bridge.filter(|h| !h.names.is_empty() && b.hop > 0.0) {
-            let names = h
-                .names
-                .iter()
-                .take(MAX_LINKS)
-                .map(|n| {
-                    if de {
-                        format!("„{n}“")
-                    } else {
-                        format!("“{n}”")
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(", ");
-            let de_noun = if h.names.len() == 1 {
-                "den Namen"
-            } else {
-                "die Namen"
-            };
-            let en_noun = if h.names.len() == 1 {
-                "the name"
-            } else {
-                "the names"
-            };
-            out.push(if de {
-                format!(
-                    "teilt {de_noun} {names} mit {} (zweiter Schritt)",
-                    h.from_title
-                )
-            } else {
-                format!(
-                    "shares {en_noun} {names} with {} (second hop)",
-                    h.from_title
-                )
-            });
+            out.push(bridge_reason(de, h));
         }
     }
-
     if b.m_status < 1.0 {
         let status = note.status.as_str();
         out.push(match (de, status) {
@@ -192,4 +92,119 @@ pub(crate) fn reasons(
         });
     }
     out
+}
+
+/// How well the text matches, in words.
+fn match_reason(de: bool, s_sem: f64) -> String {
+    let level = match s_sem {
+        s if s >= 0.8 => ["sehr hohe", "very high"],
+        s if s >= 0.6 => ["hohe", "high"],
+        s if s >= 0.4 => ["mittlere", "moderate"],
+        _ => ["geringe", "low"],
+    };
+    if de {
+        format!("{} inhaltliche Übereinstimmung ({s_sem:.2})", level[0])
+    } else {
+        format!("{} textual match ({s_sem:.2})", level[1])
+    }
+}
+
+/// A type weight well above or below the middle, if it is.
+fn type_reason(de: bool, t: &str, w_type: f64) -> Option<String> {
+    if w_type >= 0.9 {
+        Some(if de {
+            format!("bevorzugt als {t} (×{w_type:.2})")
+        } else {
+            format!("preferred because {t} (×{w_type:.2})")
+        })
+    } else if w_type < 0.7 {
+        Some(if de {
+            format!("gedämpft als {t} (×{w_type:.2})")
+        } else {
+            format!("damped because {t} (×{w_type:.2})")
+        })
+    } else {
+        None
+    }
+}
+
+/// The notes the hit points to (or mentions), each once.
+fn outgoing(de: bool, to: &[Link]) -> Vec<String> {
+    let mut targets: Vec<&str> = Vec::new();
+    for l in to {
+        if !targets.contains(&l.title.as_str()) {
+            targets.push(&l.title);
+        }
+    }
+    targets
+        .into_iter()
+        .take(MAX_LINKS)
+        .map(|title| {
+            let mention = to.iter().any(|l| l.title == title && l.mention);
+            match (de, mention) {
+                (true, false) => format!("verweist auf {title}"),
+                (true, true) => format!("erwähnt „{title}“"),
+                (false, false) => format!("points to {title}"),
+                (false, true) => format!("mentions “{title}”"),
+            }
+        })
+        .collect()
+}
+
+/// The notes that point to the hit, strongest first. Several edges of one
+/// note with one kind (from different chunks) make one reason.
+fn incoming(de: bool, from: &[Link]) -> Vec<String> {
+    let mut merged: Vec<Link> = Vec::new();
+    for l in from {
+        match merged
+            .iter_mut()
+            .find(|m| m.title == l.title && m.kind == l.kind && m.mention == l.mention)
+        {
+            Some(m) => m.contribution += l.contribution,
+            None => merged.push(l.clone()),
+        }
+    }
+    merged.sort_by(|a, b| {
+        b.contribution
+            .total_cmp(&a.contribution)
+            .then(a.title.cmp(&b.title))
+    });
+    merged
+        .into_iter()
+        .take(MAX_LINKS)
+        .map(|l| match (de, l.mention) {
+            (true, false) => format!("wird referenziert von {} ({})", l.title, l.kind),
+            (true, true) => format!("wird erwähnt in {}", l.title),
+            (false, false) => format!("referenced by {} ({})", l.title, l.kind),
+            (false, true) => format!("mentioned in {}", l.title),
+        })
+        .collect()
+}
+
+/// The names a second-hop hit shares with the hit it was found from.
+fn bridge_reason(de: bool, h: &Bridged) -> String {
+    let names = h
+        .names
+        .iter()
+        .take(MAX_LINKS)
+        .map(|n| {
+            if de {
+                format!("„{n}“")
+            } else {
+                format!("“{n}”")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let one = h.names.len() == 1;
+    if de {
+        let noun = if one { "den Namen" } else { "die Namen" };
+        format!(
+            "teilt {noun} {names} mit {} (zweiter Schritt)",
+            h.from_title
+        )
+    } else {
+        let noun = if one { "the name" } else { "the names" };
+        format!("shares {noun} {names} with {} (second hop)", h.from_title)
+    }
 }

@@ -74,6 +74,13 @@ pub fn names_note(question: &str, note: &mindnet_store::NoteState) -> bool {
         .any(|name| holds_name(question, name))
 }
 
+/// The names the hop follows, and the notes that share them with the
+/// names each shares.
+struct Bridging {
+    names: Vec<Weighted>,
+    shared: BTreeMap<String, Vec<String>>,
+}
+
 impl Retriever<'_> {
     /// Adds the second hop to a pool gathered with the graph: the bridge
     /// notes (their chunks scored against the question, like every
@@ -84,105 +91,14 @@ impl Retriever<'_> {
         vector: &[f32],
         pool: &mut Pool,
     ) -> Result<(), RetrieveError> {
-        let cfg = self.config.hop;
-        if cfg.weight <= 0.0 || cfg.names == 0 || pool.notes.is_empty() {
-            return Ok(());
-        }
-        let intent = self.intent_of(q);
-        let first = score::score(pool, self.config, &intent, true);
-        let Some(top) = first.first().map(|s| pool.chunks[s.chunk].note) else {
+        let Some(top) = self.hop_start(q, pool) else {
             return Ok(());
         };
         let from_id = pool.notes[top].note_id.clone();
-        let Some(from) = self.notes.get(&from_id) else {
+        let Some(Bridging { names, mut shared }) = self.bridge_names(q, &from_id) else {
             return Ok(());
         };
-        if cfg.from_named && !names_note(&q.text, from) {
-            return Ok(());
-        }
-        let n = self.notes.len();
-        let hub = (cfg.hub_share * n as f64).floor() as usize;
-        // The notes a name of the hit reaches: a word the hit writes only
-        // inside a longer name reaches the notes that write it alone.
-        let reached = |x: &str| {
-            let named = self.notes.notes_named(x);
-            let whole = from.names.binary_search_by(|y| y.as_str().cmp(x)).is_ok();
-            let parts = if whole { named.parts } else { &[] };
-            named.whole.iter().chain(parts)
-        };
-        let all: Vec<String> = [from.names.as_slice(), from.name_parts.as_slice()].concat();
-        let names = bridges(
-            &all,
-            |x| reached(x).filter(|id| ***id != *from_id).count() + 1,
-            n,
-            hub,
-            &q.text,
-            cfg.names,
-        );
-        if names.is_empty() {
-            return Ok(());
-        }
-        // The notes that mention a bridge name, and which names each does.
-        let mut shared: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for w in &names {
-            for id in reached(&w.name) {
-                if **id != *from_id {
-                    shared
-                        .entry(id.to_string())
-                        .or_default()
-                        .push(w.name.clone());
-                }
-            }
-        }
-        shared.retain(|id, _| {
-            self.notes
-                .get(id)
-                .is_some_and(|s| self.passes(s, &q.filters))
-        });
-        if shared.is_empty() {
-            return Ok(());
-        }
-        let mut text = q.text.clone();
-        for w in &names {
-            text.push(' ');
-            text.push_str(&w.name);
-        }
-        let scope = ChunkFilter {
-            notes: Some(shared.keys().cloned().collect()),
-            ..self.chunk_filter(&q.filters)
-        };
-        let limit = cfg.candidates.saturating_mul(4).max(1);
-        let found = self
-            .store
-            .score_candidates(vector, Some(&text), &scope, limit, false)?;
-        let mut cosine: HashMap<String, f64> = HashMap::new();
-        let mut lexical: HashMap<String, f64> = HashMap::new();
-        for h in &found.dense {
-            let c = cosine.entry(h.note_id.clone()).or_default();
-            *c = c.max(f64::from(h.score));
-        }
-        for h in &found.lexical {
-            let l = lexical.entry(h.note_id.clone()).or_default();
-            *l = l.max(f64::from(h.score));
-        }
-        let best_lexical = lexical.values().copied().fold(0.0, f64::max);
-        let share = cfg.lexical_share;
-        let mut order: Vec<(f64, String)> = cosine
-            .keys()
-            .chain(lexical.keys())
-            .collect::<HashSet<_>>()
-            .into_iter()
-            .map(|id| {
-                let l = lexical
-                    .get(id)
-                    .map_or(0.0, |l| l / best_lexical.max(f64::MIN_POSITIVE));
-                let c = cosine.get(id).copied().unwrap_or(0.0).max(0.0);
-                (share * l + (1.0 - share) * c, id.clone())
-            })
-            .collect();
-        order.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        order.truncate(cfg.candidates);
-
+        let order = self.bridge_order(q, vector, &names, &shared)?;
         // Bridge notes outside the pool join it, scored against the question.
         let known: HashMap<String, usize> = pool
             .notes
@@ -223,6 +139,122 @@ impl Retriever<'_> {
                 .collect(),
         });
         Ok(())
+    }
+
+    /// The best hit of the first scoring, where the hop starts: `None` when
+    /// the hop is off, or the question does not name that hit (with
+    /// `from_named`).
+    fn hop_start(&self, q: &Query, pool: &Pool) -> Option<usize> {
+        let cfg = self.config.hop;
+        if cfg.weight <= 0.0 || cfg.names == 0 || pool.notes.is_empty() {
+            return None;
+        }
+        let intent = self.intent_of(q);
+        let first = score::score(pool, self.config, &intent, true);
+        let top = first.first().map(|s| pool.chunks[s.chunk].note)?;
+        let from = self.notes.get(&pool.notes[top].note_id)?;
+        (!cfg.from_named || names_note(&q.text, from)).then_some(top)
+    }
+
+    /// The names of the hit to follow (rare, and not in the question), and
+    /// the notes (passing the filters) that share them, with the names each
+    /// shares. A word the hit writes only inside a longer name reaches the
+    /// notes that write it alone.
+    fn bridge_names(&self, q: &Query, from_id: &str) -> Option<Bridging> {
+        let cfg = self.config.hop;
+        let from = self.notes.get(from_id)?;
+        let n = self.notes.len();
+        let hub = (cfg.hub_share * n as f64).floor() as usize;
+        let reached = |x: &str| {
+            let named = self.notes.notes_named(x);
+            let whole = from.names.binary_search_by(|y| y.as_str().cmp(x)).is_ok();
+            let parts = if whole { named.parts } else { &[] };
+            named.whole.iter().chain(parts)
+        };
+        let all: Vec<String> = [from.names.as_slice(), from.name_parts.as_slice()].concat();
+        let names = bridges(
+            &all,
+            |x| reached(x).filter(|id| &***id != from_id).count() + 1,
+            n,
+            hub,
+            &q.text,
+            cfg.names,
+        );
+        if names.is_empty() {
+            return None;
+        }
+        let mut shared: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for w in &names {
+            for id in reached(&w.name) {
+                if &**id != from_id {
+                    shared
+                        .entry(id.to_string())
+                        .or_default()
+                        .push(w.name.clone());
+                }
+            }
+        }
+        shared.retain(|id, _| {
+            self.notes
+                .get(id)
+                .is_some_and(|s| self.passes(s, &q.filters))
+        });
+        (!shared.is_empty()).then_some(Bridging { names, shared })
+    }
+
+    /// The sharing notes in the order of one search for the question with
+    /// the names, among them only: the share-weighted blend of their best
+    /// BM25 (relative to the best) and their best cosine; the first
+    /// `candidates`.
+    fn bridge_order(
+        &self,
+        q: &Query,
+        vector: &[f32],
+        names: &[Weighted],
+        shared: &BTreeMap<String, Vec<String>>,
+    ) -> Result<Vec<(f64, String)>, RetrieveError> {
+        let cfg = self.config.hop;
+        let mut text = q.text.clone();
+        for w in names {
+            text.push(' ');
+            text.push_str(&w.name);
+        }
+        let scope = ChunkFilter {
+            notes: Some(shared.keys().cloned().collect()),
+            ..self.chunk_filter(&q.filters)
+        };
+        let limit = cfg.candidates.saturating_mul(4).max(1);
+        let found = self
+            .store
+            .score_candidates(vector, Some(&text), &scope, limit, false)?;
+        let mut cosine: HashMap<String, f64> = HashMap::new();
+        let mut lexical: HashMap<String, f64> = HashMap::new();
+        for h in &found.dense {
+            let c = cosine.entry(h.note_id.clone()).or_default();
+            *c = c.max(f64::from(h.score));
+        }
+        for h in &found.lexical {
+            let l = lexical.entry(h.note_id.clone()).or_default();
+            *l = l.max(f64::from(h.score));
+        }
+        let best_lexical = lexical.values().copied().fold(0.0, f64::max);
+        let share = cfg.lexical_share;
+        let mut order: Vec<(f64, String)> = cosine
+            .keys()
+            .chain(lexical.keys())
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .map(|id| {
+                let l = lexical
+                    .get(id)
+                    .map_or(0.0, |l| l / best_lexical.max(f64::MIN_POSITIVE));
+                let c = cosine.get(id).copied().unwrap_or(0.0).max(0.0);
+                (share * l + (1.0 - share) * c, id.clone())
+            })
+            .collect();
+        order.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        order.truncate(cfg.candidates);
+        Ok(order)
     }
 
     /// Every chunk of `ids` into the pool, with its cosine and BM25 for the

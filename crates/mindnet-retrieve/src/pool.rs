@@ -93,6 +93,24 @@ pub struct PoolEdge {
     pub provenance: &'static str,
 }
 
+/// The pool's notes and chunks, and where each note went.
+struct Candidates {
+    notes: Vec<PoolNote>,
+    chunks: Vec<PoolChunk>,
+    note_index: BTreeMap<String, usize>,
+}
+
+/// At most this many candidate chunks are scored.
+const CANDIDATES: usize = 10_000;
+
+/// The candidates' scores: cosine and BM25 by chunk id, and which were
+/// seeds.
+struct Scored<'a> {
+    dense: HashMap<String, ChunkHit>,
+    lexical: HashMap<String, ChunkHit>,
+    seeds: &'a HashSet<&'a str>,
+}
+
 fn by_chunk(hits: Vec<ChunkHit>) -> HashMap<String, ChunkHit> {
     hits.into_iter().map(|h| (h.chunk_id.clone(), h)).collect()
 }
@@ -150,19 +168,7 @@ impl Retriever<'_> {
     /// Gathers the pool of a query: seeds, expansion (when `graph`), the
     /// candidates' scores and the edges between their notes.
     pub fn pool(&self, q: &Query, vector: &[f32], graph: bool) -> Result<Pool, RetrieveError> {
-        let cfg = self.config;
-        let filter = self.chunk_filter(&q.filters);
-        let seeds = match q.mode {
-            Mode::Hybrid => self.store.search_fused(
-                vector,
-                &q.text,
-                &filter,
-                cfg.seeds.per_source,
-                cfg.seeds.rrf_k,
-                cfg.seeds.fused,
-            )?,
-            Mode::Semantic => self.store.search_dense(vector, &filter, cfg.seeds.fused)?,
-        };
+        let seeds = self.seeds(q, vector)?;
         let mut seed_notes: Vec<String> = Vec::new();
         for s in &seeds {
             if !seed_notes.contains(&s.note_id) {
@@ -174,39 +180,85 @@ impl Retriever<'_> {
         } else {
             Vec::new()
         };
-
         // Every candidate chunk scored against the query.
         let scope = ChunkFilter {
             chunks: Some(seeds.iter().map(|s| s.chunk_id.clone()).collect()),
             notes: (!expanded.is_empty()).then(|| expanded.clone()),
             ..Default::default()
         };
-        let limit = 10_000;
         let text = (q.mode == Mode::Hybrid).then_some(q.text.as_str());
         // Without expansion the candidates are the seeds: few enough to
         // come with their texts.
         let with_texts = expanded.is_empty();
         let scores = self
             .store
-            .score_candidates(vector, text, &scope, limit, with_texts)?;
+            .score_candidates(vector, text, &scope, CANDIDATES, with_texts)?;
         let texts = scores
             .chunks
             .into_iter()
             .map(|c| (c.chunk_id.clone(), c))
             .collect();
-        let dense = by_chunk(scores.dense);
-        let lexical = by_chunk(scores.lexical);
         let seed_ids: HashSet<&str> = seeds.iter().map(|s| s.chunk_id.as_str()).collect();
-
+        let scored = Scored {
+            dense: by_chunk(scores.dense),
+            lexical: by_chunk(scores.lexical),
+            seeds: &seed_ids,
+        };
+        let Candidates {
+            notes,
+            chunks,
+            note_index,
+        } = self.candidates(&scored, graph)?;
+        let edges = if graph {
+            self.edges_between(&note_index)?
+        } else {
+            Vec::new()
+        };
+        let mut pool = Pool {
+            mode: q.mode,
+            chunks,
+            notes,
+            edges,
+            texts,
+            bridge: None,
+        };
         if graph {
-            let mut candidates: Vec<String> = dense.values().map(|h| h.note_id.clone()).collect();
+            self.second_hop(q, vector, &mut pool)?;
+        }
+        Ok(pool)
+    }
+
+    /// The seed chunks: one fused dense + BM25 search (dense only in
+    /// `semantic` mode).
+    fn seeds(&self, q: &Query, vector: &[f32]) -> Result<Vec<ChunkHit>, RetrieveError> {
+        let cfg = self.config;
+        let filter = self.chunk_filter(&q.filters);
+        Ok(match q.mode {
+            Mode::Hybrid => self.store.search_fused(
+                vector,
+                &q.text,
+                &filter,
+                cfg.seeds.per_source,
+                cfg.seeds.rrf_k,
+                cfg.seeds.fused,
+            )?,
+            Mode::Semantic => self.store.search_dense(vector, &filter, cfg.seeds.fused)?,
+        })
+    }
+
+    /// The candidates as pool notes and chunks (in chunk id order), and
+    /// where each note went.
+    fn candidates(&self, scored: &Scored<'_>, graph: bool) -> Result<Candidates, RetrieveError> {
+        if graph {
+            let mut candidates: Vec<String> =
+                scored.dense.values().map(|h| h.note_id.clone()).collect();
             candidates.sort();
             candidates.dedup();
             self.store.prefetch_edges(&candidates)?;
         }
         let mut note_index: BTreeMap<String, usize> = BTreeMap::new();
         let mut notes: Vec<PoolNote> = Vec::new();
-        let mut sorted: Vec<(&String, &ChunkHit)> = dense.iter().collect();
+        let mut sorted: Vec<(&String, &ChunkHit)> = scored.dense.iter().collect();
         sorted.sort_by(|a, b| a.0.cmp(b.0));
         let mut chunks = Vec::new();
         for (id, h) in sorted {
@@ -234,51 +286,49 @@ impl Retriever<'_> {
                 chunk_id: id.clone(),
                 note,
                 cosine: f64::from(h.score).max(0.0),
-                bm25: lexical.get(id).map_or(0.0, |l| f64::from(l.score)),
-                seed: seed_ids.contains(id.as_str()),
+                bm25: scored.lexical.get(id).map_or(0.0, |l| f64::from(l.score)),
+                seed: scored.seeds.contains(id.as_str()),
                 hop: false,
             });
         }
+        Ok(Candidates {
+            notes,
+            chunks,
+            note_index,
+        })
+    }
 
+    /// The content edges between the pool's notes, each once.
+    fn edges_between(
+        &self,
+        note_index: &BTreeMap<String, usize>,
+    ) -> Result<Vec<PoolEdge>, RetrieveError> {
         let mut edges = Vec::new();
-        if graph {
-            let mut seen: HashSet<String> = HashSet::new();
-            for (note_id, &source) in &note_index {
-                let owned = self.store.note_edges(note_id)?;
-                for e in &owned.out {
-                    let target_note = note_of(&e.target_id);
-                    if !e.resolved
-                        || self.vocab.is_structural(&e.kind)
-                        || target_note == *note_id
-                        || !seen.insert(e.edge_id.clone())
-                    {
-                        continue;
-                    }
-                    let Some(&target) = note_index.get(target_note) else {
-                        continue;
-                    };
-                    edges.push(PoolEdge {
-                        source,
-                        target,
-                        kind: e.kind.clone(),
-                        inverse: self.vocab.inverse(&e.kind).map(str::to_string),
-                        confidence: e.confidence,
-                        provenance: e.provenance.as_str(),
-                    });
+        let mut seen: HashSet<String> = HashSet::new();
+        for (note_id, &source) in note_index {
+            let owned = self.store.note_edges(note_id)?;
+            for e in &owned.out {
+                let target_note = note_of(&e.target_id);
+                if !e.resolved
+                    || self.vocab.is_structural(&e.kind)
+                    || target_note == *note_id
+                    || !seen.insert(e.edge_id.clone())
+                {
+                    continue;
                 }
+                let Some(&target) = note_index.get(target_note) else {
+                    continue;
+                };
+                edges.push(PoolEdge {
+                    source,
+                    target,
+                    kind: e.kind.clone(),
+                    inverse: self.vocab.inverse(&e.kind).map(str::to_string),
+                    confidence: e.confidence,
+                    provenance: e.provenance.as_str(),
+                });
             }
         }
-        let mut pool = Pool {
-            mode: q.mode,
-            chunks,
-            notes,
-            edges,
-            texts,
-            bridge: None,
-        };
-        if graph {
-            self.second_hop(q, vector, &mut pool)?;
-        }
-        Ok(pool)
+        Ok(edges)
     }
 }

@@ -67,6 +67,27 @@ struct Best {
 /// Every candidate chunk, best first (ties by chunk id). With `graph` off,
 /// the seed chunks alone and no graph terms.
 pub fn score(pool: &Pool, cfg: &RetrieverConfig, intent: &str, graph: bool) -> Vec<Scored> {
+    let (mut out, best) = semantic_terms(pool, cfg, graph);
+    if graph {
+        add_graph_terms(pool, cfg, intent, &best, &mut out);
+    }
+    out.sort_by(|a, b| {
+        b.breakdown
+            .total
+            .total_cmp(&a.breakdown.total)
+            .then_with(|| {
+                pool.chunks[a.chunk]
+                    .chunk_id
+                    .cmp(&pool.chunks[b.chunk].chunk_id)
+            })
+    });
+    out
+}
+
+/// Each chunk in play with its semantic term (and no graph terms yet), and
+/// each note's best. S_sem is relative to the query's candidates: the
+/// min–max cosine of the first search, and BM25 over its best.
+fn semantic_terms(pool: &Pool, cfg: &RetrieverConfig, graph: bool) -> (Vec<Scored>, Vec<Best>) {
     let in_play = |c: &crate::pool::PoolChunk| graph || c.seed;
     // The scale: the chunks of the first search, not those the hop added.
     let scale = || pool.chunks.iter().filter(|c| in_play(c) && !c.hop);
@@ -85,7 +106,6 @@ pub fn score(pool: &Pool, cfg: &RetrieverConfig, intent: &str, graph: bool) -> V
         Mode::Hybrid => cfg.lexical_share,
         Mode::Semantic => 0.0,
     };
-
     let mut out: Vec<Scored> = Vec::new();
     let mut best = vec![Best::default(); pool.notes.len()];
     for (i, c) in pool.chunks.iter().enumerate() {
@@ -134,53 +154,52 @@ pub fn score(pool: &Pool, cfg: &RetrieverConfig, intent: &str, graph: bool) -> V
             bridge: Vec::new(),
         });
     }
+    (out, best)
+}
 
-    if graph {
-        let terms = graph_terms(pool, cfg, intent, &best);
-        let hops = hop_terms(pool, cfg, &best);
-        for s in &mut out {
-            let note = pool.chunks[s.chunk].note;
-            let t = &terms[note];
-            let h = &hops[note];
-            let b = &mut s.breakdown;
-            b.b_edge = t.b_edge;
-            b.b_cent = t.b_cent;
-            b.hub = t.hub;
-            b.gate = t.gate;
-            b.b_hop = h.b_hop;
-            b.edge_bonus = cfg.weights.edge * t.b_edge * t.gate;
-            b.centrality = cfg.weights.centrality * t.b_cent * t.gate;
-            b.hop = cfg.hop.weight * h.b_hop * t.gate;
-            let limit = cfg.expansion.lift_limit;
-            let graph_terms = b.edge_bonus + b.centrality + b.hop;
-            if limit > 0.0 && graph_terms > 0.0 {
-                // Just below the source: a tie would be broken by chunk id.
-                let source = t.source_semantic.max(h.source_semantic);
-                let room = (limit * source - b.semantic - 1e-9).max(0.0);
-                if graph_terms > room {
-                    b.edge_bonus *= room / graph_terms;
-                    b.centrality *= room / graph_terms;
-                    b.hop *= room / graph_terms;
-                }
+/// The edge, centrality and hop terms of each chunk's note, gated, and
+/// held below `lift_limit` times the semantic term of the note they come
+/// from.
+fn add_graph_terms(
+    pool: &Pool,
+    cfg: &RetrieverConfig,
+    intent: &str,
+    best: &[Best],
+    out: &mut [Scored],
+) {
+    let terms = graph_terms(pool, cfg, intent, best);
+    let hops = hop_terms(pool, cfg, best);
+    for s in out {
+        let note = pool.chunks[s.chunk].note;
+        let t = &terms[note];
+        let h = &hops[note];
+        let b = &mut s.breakdown;
+        b.b_edge = t.b_edge;
+        b.b_cent = t.b_cent;
+        b.hub = t.hub;
+        b.gate = t.gate;
+        b.b_hop = h.b_hop;
+        b.edge_bonus = cfg.weights.edge * t.b_edge * t.gate;
+        b.centrality = cfg.weights.centrality * t.b_cent * t.gate;
+        b.hop = cfg.hop.weight * h.b_hop * t.gate;
+        let limit = cfg.expansion.lift_limit;
+        let graph_terms = b.edge_bonus + b.centrality + b.hop;
+        if limit > 0.0 && graph_terms > 0.0 {
+            // Just below the source: a tie would be broken by chunk id.
+            let source = t.source_semantic.max(h.source_semantic);
+            let room = (limit * source - b.semantic - 1e-9).max(0.0);
+            if graph_terms > room {
+                b.edge_bonus *= room / graph_terms;
+                b.centrality *= room / graph_terms;
+                b.hop *= room / graph_terms;
             }
-            b.total = b.semantic + b.edge_bonus + b.centrality + b.hop;
-            s.from = t.from.clone();
-            s.to = t.to.clone();
-            s.mentions = t.mentions.clone();
-            s.bridge = h.names.clone();
         }
+        b.total = b.semantic + b.edge_bonus + b.centrality + b.hop;
+        s.from = t.from.clone();
+        s.to = t.to.clone();
+        s.mentions = t.mentions.clone();
+        s.bridge = h.names.clone();
     }
-    out.sort_by(|a, b| {
-        b.breakdown
-            .total
-            .total_cmp(&a.breakdown.total)
-            .then_with(|| {
-                pool.chunks[a.chunk]
-                    .chunk_id
-                    .cmp(&pool.chunks[b.chunk].chunk_id)
-            })
-    });
-    out
 }
 
 #[derive(Debug, Clone, Default)]

@@ -1,56 +1,38 @@
 //! Interviews: the schema's questions without an LLM, one draft with it.
 
-use super::Answer;
-use super::history;
-use super::meta;
-use super::mode;
-use super::route_info;
-use super::sessions::Session;
-use super::today;
-use crate::AppError;
-use crate::Workspace;
-use crate::chat::AnswerMode;
-use crate::chat::ChatEvent;
-use crate::chat::DraftInfo;
-use mindnet_chat::ChatMessage;
-use mindnet_chat::Llm;
-use mindnet_chat::LlmRequest;
-use mindnet_chat::Priority;
-use mindnet_chat::Role;
+use super::{Answer, Asking, history, meta, mode, route_info, today};
+use crate::api::{AnswerMode, ChatEvent, DraftInfo};
+use crate::{AppError, Workspace};
 use mindnet_chat::draft::heal;
-use mindnet_chat::interview::Interview;
-use mindnet_chat::interview::Step;
-use mindnet_chat::prompts::Messages;
-use mindnet_chat::prompts::Prompts;
+use mindnet_chat::interview::{Interview, Step};
 use mindnet_chat::prompts::fill;
 use mindnet_chat::route::Route;
+use mindnet_chat::{ChatMessage, LlmRequest, Priority, Role};
 impl Workspace {
-    #[allow(clippy::too_many_arguments)]
+    /// A new interview for the route's type: the schema's first question
+    /// without an LLM, the whole draft from one.
     pub(super) fn start_interview(
         &self,
+        a: &mut Asking<'_>,
         route: Route,
-        message: &str,
-        prompts: &Prompts,
-        msgs: &Messages,
-        llm: Option<&Llm>,
-        session: &mut Session,
         query_id: String,
-        sink: &mut dyn FnMut(ChatEvent) -> bool,
     ) -> Result<Answer, AppError> {
+        let (message, msgs, prompts) = (a.message, a.msgs, a.prompts);
         let registry = &self.config().registry;
         let note_type = route
             .note_type
             .clone()
             .unwrap_or_else(|| registry.default_type.clone());
         let schema = registry.config(&note_type).schema.clone();
-        let Some(llm) = llm else {
+        let Some(llm) = a.llm else {
             let iv = Interview::start(&note_type, message);
             let text = match iv.step(&schema, msgs, &today()) {
                 Step::Ask(q) => q,
                 Step::Done(md) => md,
             };
-            session.interview = Some(iv);
-            return Ok(self.spoken(route, mode("interview", None), text, None, query_id, sink));
+            a.session.interview = Some(iv);
+            let mode = mode("interview", None);
+            return Ok(self.spoken(route, mode, text, None, query_id, a.sink));
         };
         let fields = schema
             .iter()
@@ -69,7 +51,7 @@ impl Workspace {
             &[
                 ("type", &note_type),
                 ("schema", &fields),
-                ("history", &history(session)),
+                ("history", &history(a.session)),
                 ("question", message),
             ],
         );
@@ -78,6 +60,7 @@ impl Workspace {
             ChatMessage::new(Role::User, prompt),
         ];
         let m = mode("llm", Some(llm));
+        let sink = &mut *a.sink;
         sink(meta(&route, &m, &[], &query_id));
         let reply = llm
             .chat(

@@ -37,7 +37,7 @@ use sessions::{Session, Sessions, Turn};
 
 use crate::settings::LlmSetting;
 use crate::{AppError, Settings, Workspace};
-use mindnet_chat::interview::Step;
+use mindnet_chat::interview::{Interview, Step};
 use mindnet_chat::prompts::{Messages, Prompts};
 use mindnet_chat::route::{self, Centroids, Route, RouteBy};
 use mindnet_chat::{Llm, PromptStore};
@@ -183,17 +183,17 @@ impl Workspace {
             }
             other => sink(other),
         };
-        let result = self.answer(
+        let result = self.answer(&mut Asking {
             req,
             message,
             k,
-            &prompts,
+            prompts: &prompts,
             msgs,
             llm,
-            &mut session,
-            &mut warnings,
-            &mut sink,
-        );
+            session: &mut session,
+            warnings: &mut warnings,
+            sink: &mut sink,
+        });
         let answer = match result {
             Ok(a) => a,
             Err(e) => {
@@ -283,72 +283,90 @@ impl Workspace {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn answer(
-        &self,
-        req: &ChatRequest,
-        message: &str,
-        k: usize,
-        prompts: &Prompts,
-        msgs: &Messages,
-        llm: Option<&Llm>,
-        session: &mut Session,
-        warnings: &mut Vec<String>,
-        sink: &mut dyn FnMut(ChatEvent) -> bool,
-    ) -> Result<Answer, AppError> {
-        let rules = self.engine().chat();
+    /// The answer: an interview in progress goes on; otherwise the router
+    /// (or the request) picks the strategy, which interviews or answers
+    /// from the notes.
+    fn answer(&self, a: &mut Asking<'_>) -> Result<Answer, AppError> {
         let query_id = mindnet_retrieve::random_uuid();
-        // An interview in progress takes the message as its answer.
-        if let Some(mut iv) = session.interview.take() {
-            let route = Route {
-                strategy: interview_strategy(self)?,
-                note_type: Some(iv.note_type.clone()),
-                by: RouteBy::Interview,
-                question: false,
-                intent: self.engine().fallback.clone(),
-                detail: String::new(),
-            };
-            let schema = self.config().registry.config(&iv.note_type).schema.clone();
-            let (text, draft) = if CANCEL.contains(&message.to_lowercase().as_str()) {
-                (msgs.interview_cancelled.clone(), None)
-            } else {
-                iv.answer(message, &schema);
-                match iv.step(&schema, msgs, &today()) {
-                    Step::Ask(q) => {
-                        let partial = iv.draft(&schema, msgs, &today());
-                        let draft = self.draft_info(&iv.note_type, &partial, false);
-                        session.interview = Some(iv);
-                        (q, Some(draft))
-                    }
-                    Step::Done(md) => {
-                        let draft = self.draft_info(&iv.note_type, &md, true);
-                        (
-                            format!("{}\n\n```markdown\n{md}```", msgs.interview_done),
-                            Some(draft),
-                        )
-                    }
-                }
-            };
-            return Ok(self.spoken(route, mode("interview", None), text, draft, query_id, sink));
+        if let Some(iv) = a.session.interview.take() {
+            return self.go_on_interviewing(a, iv, query_id);
         }
-        let route = match &req.strategy {
+        let route = match &a.req.strategy {
             Some(name) => {
-                let mut r = route::fallback(self.engine(), message, None);
+                let mut r = route::fallback(self.engine(), a.message, None);
                 r.strategy = name.clone();
                 r.detail = "request".into();
                 r
             }
-            None => self.route(message, prompts, llm, warnings)?,
+            None => self.route(a.message, a.prompts, a.llm, a.warnings)?,
         };
+        let rules = self.engine().chat();
         let strategy = &rules.strategies[&route.strategy];
         if strategy.interview {
-            return self
-                .start_interview(route, message, prompts, msgs, llm, session, query_id, sink);
+            return self.start_interview(a, route, query_id);
         }
-        self.rag(
-            req, message, k, route, strategy, prompts, msgs, llm, session, warnings, sink,
-        )
+        self.rag(a, route, strategy)
     }
+
+    /// An interview in progress takes the message as its answer.
+    fn go_on_interviewing(
+        &self,
+        a: &mut Asking<'_>,
+        mut iv: Interview,
+        query_id: String,
+    ) -> Result<Answer, AppError> {
+        let route = Route {
+            strategy: interview_strategy(self)?,
+            note_type: Some(iv.note_type.clone()),
+            by: RouteBy::Interview,
+            question: false,
+            intent: self.engine().fallback.clone(),
+            detail: String::new(),
+        };
+        let schema = self.config().registry.config(&iv.note_type).schema.clone();
+        let msgs = a.msgs;
+        let (text, draft) = if CANCEL.contains(&a.message.to_lowercase().as_str()) {
+            (msgs.interview_cancelled.clone(), None)
+        } else {
+            iv.answer(a.message, &schema);
+            match iv.step(&schema, msgs, &today()) {
+                Step::Ask(q) => {
+                    let partial = iv.draft(&schema, msgs, &today());
+                    let draft = self.draft_info(&iv.note_type, &partial, false);
+                    a.session.interview = Some(iv);
+                    (q, Some(draft))
+                }
+                Step::Done(md) => {
+                    let draft = self.draft_info(&iv.note_type, &md, true);
+                    (
+                        format!("{}\n\n```markdown\n{md}```", msgs.interview_done),
+                        Some(draft),
+                    )
+                }
+            }
+        };
+        let mode = mode("interview", None);
+        Ok(self.spoken(route, mode, text, draft, query_id, a.sink))
+    }
+}
+
+/// One message being answered: what every step of the answer reads (the
+/// request, the prompts of the moment, the LLM) and writes (the session,
+/// the warnings, the events a streaming client gets).
+struct Asking<'a> {
+    req: &'a ChatRequest,
+    /// The message, trimmed.
+    message: &'a str,
+    /// How many sources.
+    k: usize,
+    prompts: &'a Prompts,
+    msgs: &'a Messages,
+    /// `None`: extractive answers (none configured, or asked for).
+    llm: Option<&'a Llm>,
+    session: &'a mut Session,
+    warnings: &'a mut Vec<String>,
+    /// Gets each event; `false` back means the client went away.
+    sink: &'a mut dyn FnMut(ChatEvent) -> bool,
 }
 
 fn meta(route: &Route, mode: &AnswerMode, sources: &[Source], query_id: &str) -> ChatEvent {

@@ -1,53 +1,57 @@
 //! Answers from the notes: the primary and the strategic retrieval,
 //! merged, then an extract or the LLM's answer over the enriched context.
 
-use super::Answer;
-use super::history;
-use super::meta;
-use super::mode;
-use super::route_info;
-use super::sessions::Session;
-use crate::AppError;
-use crate::Workspace;
-use crate::api::Citation;
-use crate::chat::AnswerMode;
-use crate::chat::Causal;
-use crate::chat::ChatEvent;
-use crate::chat::ChatRequest;
-use crate::chat::Source;
+use super::{Answer, Asking, history, meta, mode, route_info};
+use crate::api::{AnswerMode, Causal, ChatEvent, Citation, Source};
 use crate::ops::query::QueryRequest;
-use mindnet_chat::ChatMessage;
-use mindnet_chat::Llm;
-use mindnet_chat::LlmRequest;
-use mindnet_chat::Priority;
-use mindnet_chat::Role;
-use mindnet_chat::extract;
-use mindnet_chat::extract::Limits;
-use mindnet_chat::extract::SourceText;
-use mindnet_chat::prompts::Messages;
-use mindnet_chat::prompts::Prompts;
-use mindnet_chat::prompts::fill;
+use crate::{AppError, Workspace};
+use mindnet_chat::extract::{self, Limits, SourceText};
+use mindnet_chat::prompts::{Messages, Prompts, fill};
 use mindnet_chat::route::Route;
+use mindnet_chat::{ChatMessage, Llm, LlmRequest, Priority, Role};
 use mindnet_core::time::now;
 use mindnet_retrieve::causal::Strategy;
 use std::time::Instant;
 
+/// What the retrieval found for a message.
+struct Retrieved {
+    /// The strategy's intent.
+    intent: String,
+    sources: Vec<Source>,
+    causal: Option<Causal>,
+    query_id: String,
+    retrieval_ms: f64,
+    /// The top causal path as one line, if there is one.
+    chain: Option<String>,
+}
+
 impl Workspace {
-    #[allow(clippy::too_many_arguments)]
+    /// An answer from the notes: retrieved, then the LLM's answer over the
+    /// enriched context, or (without one, or when it fails) an extract.
     pub(super) fn rag(
         &self,
-        req: &ChatRequest,
-        message: &str,
-        k: usize,
+        a: &mut Asking<'_>,
         route: Route,
         strategy: &Strategy,
-        prompts: &Prompts,
-        msgs: &Messages,
-        llm: Option<&Llm>,
-        session: &Session,
-        warnings: &mut Vec<String>,
-        sink: &mut dyn FnMut(ChatEvent) -> bool,
     ) -> Result<Answer, AppError> {
+        let t = Instant::now();
+        let found = self.retrieve(a, &route, strategy)?;
+        if let Some(llm) = a.llm
+            && let Some(answer) = self.llm_answer(a, llm, &route, strategy, &found)?
+        {
+            return Ok(answer);
+        }
+        Ok(self.extractive(a, route, found, t))
+    }
+
+    /// The primary search and the one filtered to the strategy's types,
+    /// merged by note, ordered by score × the type's boost, and logged.
+    fn retrieve(
+        &self,
+        a: &Asking<'_>,
+        route: &Route,
+        strategy: &Strategy,
+    ) -> Result<Retrieved, AppError> {
         let t = Instant::now();
         let engine = self.engine();
         // The strategy's intent: the one detected when the strategy takes
@@ -63,12 +67,12 @@ impl Workspace {
                 .unwrap_or_else(|| engine.fallback.clone())
         };
         let base = QueryRequest {
-            k: Some(k),
+            k: Some(a.k),
             intent: Some(intent.clone()),
-            lang: req.lang,
-            ..QueryRequest::new(message)
+            lang: a.req.lang,
+            ..QueryRequest::new(a.message)
         };
-        let vector = self.embedder().embed_query(message)?;
+        let vector = self.embedder().embed_query(a.message)?;
         let q = self.query_of(&base)?;
         let mut primary = self.search(&q, &vector)?;
         let strategic = if strategy.inject_types.is_empty() {
@@ -92,10 +96,9 @@ impl Workspace {
         merged.sort_by(|a, b| {
             (b.1.score * boost(&b.1.note_type)).total_cmp(&(a.1.score * boost(&a.1.note_type)))
         });
-        merged.truncate(k);
+        merged.truncate(a.k);
         primary.hits = merged.iter().map(|(_, h)| h.clone()).collect();
         self.logs.record_search(&primary, &now())?;
-        let query_id = primary.query_id.clone();
         let causal: Option<Causal> = primary.causal.clone().map(Into::into);
         let sources: Vec<Source> = merged
             .into_iter()
@@ -107,112 +110,144 @@ impl Workspace {
                 hit: h.into(),
             })
             .collect();
-        let retrieval_ms = t.elapsed().as_secs_f64() * 1000.0;
-        let chain = causal.as_ref().and_then(|c| chain_line(c, &sources, msgs));
-        if let Some(llm) = llm {
-            let m = mode("llm", Some(llm));
-            sink(meta(&route, &m, &sources, &query_id));
-            let context = self.context(prompts, &sources);
-            let prompt = fill(
-                prompts.template(&strategy.template),
-                &[
-                    ("context", &context),
-                    ("question", message),
-                    ("history", &history(session)),
-                    ("chain", chain.as_deref().unwrap_or("-")),
-                ],
-            );
-            let messages = [
-                ChatMessage::new(Role::System, prompts.system.clone()),
-                ChatMessage::new(Role::User, prompt),
-            ];
-            let mut cancelled = false;
-            let reply = llm.chat(
-                &LlmRequest {
-                    messages: &messages,
-                    priority: Priority::Realtime,
-                    json_schema: None,
-                    max_tokens: Some(600),
+        let chain = causal
+            .as_ref()
+            .and_then(|c| chain_line(c, &sources, a.msgs));
+        Ok(Retrieved {
+            intent,
+            sources,
+            causal,
+            query_id: primary.query_id,
+            retrieval_ms: t.elapsed().as_secs_f64() * 1000.0,
+            chain,
+        })
+    }
+
+    /// The LLM's answer over the enriched context, streamed; `None` when it
+    /// failed and the notes answer instead (a warning says so).
+    fn llm_answer(
+        &self,
+        a: &mut Asking<'_>,
+        llm: &Llm,
+        route: &Route,
+        strategy: &Strategy,
+        found: &Retrieved,
+    ) -> Result<Option<Answer>, AppError> {
+        let m = mode("llm", Some(llm));
+        (a.sink)(meta(route, &m, &found.sources, &found.query_id));
+        let context = self.context(a.prompts, &found.sources);
+        let prompt = fill(
+            a.prompts.template(&strategy.template),
+            &[
+                ("context", &context),
+                ("question", a.message),
+                ("history", &history(a.session)),
+                ("chain", found.chain.as_deref().unwrap_or("-")),
+            ],
+        );
+        let messages = [
+            ChatMessage::new(Role::System, a.prompts.system.clone()),
+            ChatMessage::new(Role::User, prompt),
+        ];
+        let mut cancelled = false;
+        let sink = &mut *a.sink;
+        let reply = llm.chat(
+            &LlmRequest {
+                messages: &messages,
+                priority: Priority::Realtime,
+                json_schema: None,
+                max_tokens: Some(600),
+            },
+            &mut |t| {
+                let go_on = sink(ChatEvent::Token {
+                    text: t.to_string(),
+                });
+                cancelled |= !go_on;
+                go_on
+            },
+        );
+        match reply {
+            Ok(r) => Ok(Some(Answer {
+                strategy: route.strategy.clone(),
+                intent: found.intent.clone(),
+                route: route_info(route),
+                mode: AnswerMode {
+                    model: Some(r.model.clone()),
+                    ..m
                 },
-                &mut |t| {
-                    let go_on = sink(ChatEvent::Token {
-                        text: t.to_string(),
-                    });
-                    cancelled |= !go_on;
-                    go_on
-                },
-            );
-            match reply {
-                Ok(r) => {
-                    return Ok(Answer {
-                        strategy: route.strategy.clone(),
-                        intent,
-                        route: route_info(&route),
-                        mode: AnswerMode {
-                            model: Some(r.model.clone()),
-                            ..m
-                        },
-                        text: r.text,
-                        sources,
-                        causal,
-                        draft: None,
-                        query_id,
-                        retrieval_ms,
-                        first_token_ms: r.first_token.map(|d| d.as_secs_f64() * 1000.0),
-                    });
-                }
-                Err(e) if !cancelled => {
-                    warnings.push(format!("{e}; answered from the notes instead"));
-                }
-                Err(e) => return Err(AppError::unavailable(e.to_string())),
+                text: r.text,
+                sources: found.sources.clone(),
+                causal: found.causal.clone(),
+                draft: None,
+                query_id: found.query_id.clone(),
+                retrieval_ms: found.retrieval_ms,
+                first_token_ms: r.first_token.map(|d| d.as_secs_f64() * 1000.0),
+            })),
+            Err(e) if !cancelled => {
+                a.warnings
+                    .push(format!("{e}; answered from the notes instead"));
+                Ok(None)
             }
+            Err(e) => Err(AppError::unavailable(e.to_string())),
         }
+    }
+
+    /// The sentences of the sources that hold the question's rarer words
+    /// (CHAT-8), after the causal chain's line, sent line by line.
+    fn extractive(
+        &self,
+        a: &mut Asking<'_>,
+        route: Route,
+        found: Retrieved,
+        started: Instant,
+    ) -> Answer {
         let m = mode("extractive", None);
-        sink(meta(&route, &m, &sources, &query_id));
-        let texts: Vec<SourceText<'_>> = sources
+        (a.sink)(meta(&route, &m, &found.sources, &found.query_id));
+        let texts: Vec<SourceText<'_>> = found
+            .sources
             .iter()
             .map(|s| SourceText {
                 n: s.n,
                 text: &s.hit.text,
             })
             .collect();
-        let rules = engine.chat();
+        let rules = self.engine().chat();
         let limits = Limits {
             sentences: rules.extractive.sentences,
             per_source: rules.extractive.per_source,
             stopwords: &rules.stopwords,
         };
-        let best = extract::best_sentences(message, &texts, limits);
+        let best = extract::best_sentences(a.message, &texts, limits);
         let mut text = String::new();
-        if let Some(c) = &chain {
+        if let Some(c) = &found.chain {
             text.push_str(c);
             text.push('\n');
         }
         text.push_str(&extract::render(&best));
         if text.trim().is_empty() {
-            text = msgs.no_sources.clone();
+            text = a.msgs.no_sources.clone();
         }
-        let first = t.elapsed().as_secs_f64() * 1000.0;
+        let first = started.elapsed().as_secs_f64() * 1000.0;
         for line in text.split_inclusive('\n') {
-            if !sink(ChatEvent::Token {
+            if !(a.sink)(ChatEvent::Token {
                 text: line.to_string(),
             }) {
                 break;
             }
         }
-        Ok(Answer {
+        Answer {
             strategy: route.strategy.clone(),
-            intent,
+            intent: found.intent,
             route: route_info(&route),
             mode: m,
             text,
-            sources,
-            causal,
+            sources: found.sources,
+            causal: found.causal,
             draft: None,
-            query_id,
-            retrieval_ms,
+            query_id: found.query_id,
+            retrieval_ms: found.retrieval_ms,
             first_token_ms: Some(first),
-        })
+        }
     }
 
     /// The sources as the LLM sees them (CHAT-1): each with its type, what

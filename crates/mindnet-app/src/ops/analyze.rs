@@ -95,12 +95,6 @@ fn analyze(ws: &Workspace, req: &AnalyzeRequest) -> Result<AnalyzeResponse, AppE
         .as_deref()
         .map(|t| t.trim().to_lowercase())
         .unwrap_or_else(|| detect_type(registry, text));
-    let linked: BTreeSet<String> = mindnet_ingest::parse::parse(text)
-        .links
-        .iter()
-        .map(|l| l.parts.target.trim().to_lowercase())
-        .collect();
-
     let probe: String = match (&req.title, text.char_indices().nth(ANALYZE_CHARS)) {
         (Some(t), Some((i, _))) => format!("{t}\n{}", &text[..i]),
         (Some(t), None) => format!("{t}\n{text}"),
@@ -112,77 +106,20 @@ fn analyze(ws: &Workspace, req: &AnalyzeRequest) -> Result<AnalyzeResponse, AppE
     q.group_by_note = true;
     q.k = k * 2;
     let similar = ws.search(&q, &vector)?;
-
     let store = ws.read();
     let catalog = store.catalog()?;
-    let lower = text.to_lowercase();
     let own_title = req.title.as_deref().map(|t| t.trim().to_lowercase());
-    let mut scored: HashMap<String, (f64, String)> = HashMap::new();
-    for n in catalog.iter() {
-        let names = std::iter::once(&n.title).chain(&n.aliases);
-        for name in names {
-            let name = name.to_lowercase();
-            if name.chars().count() >= MIN_MENTION_CHARS
-                && own_title.as_deref() != Some(name.as_str())
-                && mentions(&lower, &name)
-            {
-                scored.insert(n.note_id.clone(), (1.0, "mentioned in the draft".into()));
-                break;
-            }
-        }
-    }
-    let best = similar.hits.first().map_or(1.0, |h| h.score.max(1e-9));
-    for h in &similar.hits {
-        if own_title.as_deref() == Some(h.title.to_lowercase().as_str()) {
-            continue;
-        }
-        let rel_score = h.score / best;
-        let e = scored
-            .entry(h.note_id.clone())
-            .or_insert((0.0, String::new()));
-        if e.1.is_empty() {
-            e.1 = format!("similar content ({:.2})", rel_score);
-        }
-        e.0 += rel_score * 0.9;
-    }
-    let mut list: Vec<(String, f64, String)> = scored
-        .into_iter()
-        .map(|(id, (s, why))| (id, s, why))
-        .collect();
-    list.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut list = candidates(catalog, text, own_title.as_deref(), &similar.hits);
+    list.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.note_id.cmp(&b.note_id)));
     list.truncate(k);
+    let linked: BTreeSet<String> = mindnet_ingest::parse::parse(text)
+        .links
+        .iter()
+        .map(|l| l.parts.target.trim().to_lowercase())
+        .collect();
     let suggestions = list
         .into_iter()
-        .filter_map(|(id, score, reason)| {
-            let n = catalog.get(&id)?;
-            let rule = registry.matrix_rule(&note_type, &n.note_type);
-            let derived = rule.and_then(|r| r.kind.clone());
-            let typical: Vec<String> = rule.map(|r| r.typical.clone()).unwrap_or_default();
-            let kind = derived
-                .clone()
-                .or_else(|| typical.first().cloned())
-                .unwrap_or_else(|| ws.config().vocab.fallback_kind().to_string());
-            let link = if derived.is_some() {
-                format!("[[{}]]", n.title)
-            } else {
-                format!("[[rel:{kind} {}]]", n.title)
-            };
-            let is_linked = linked.contains(&n.title.to_lowercase())
-                || linked.contains(&n.path.trim_end_matches(".md").to_lowercase())
-                || n.aliases.iter().any(|a| linked.contains(&a.to_lowercase()));
-            Some(LinkSuggestion {
-                note_id: n.note_id.clone(),
-                title: n.title.clone(),
-                path: n.path.clone(),
-                note_type: n.note_type.clone(),
-                kind,
-                typical,
-                link,
-                score,
-                reason,
-                linked: is_linked,
-            })
-        })
+        .filter_map(|c| suggestion(ws, catalog.get(&c.note_id)?, &note_type, &linked, c))
         .collect();
     let mut kinds: BTreeSet<String> = registry
         .config(&note_type)
@@ -200,6 +137,99 @@ fn analyze(ws: &Workspace, req: &AnalyzeRequest) -> Result<AnalyzeResponse, AppE
         note_type,
         suggestions,
         kinds: kinds.into_iter().collect(),
+    })
+}
+
+/// A note the draft may link, with its score and why.
+struct Candidate {
+    note_id: String,
+    score: f64,
+    reason: String,
+}
+
+/// The notes the draft names (by title or alias, whole words), and those
+/// whose content is like it (scored relative to the best).
+fn candidates(
+    catalog: &mindnet_store::Catalog,
+    text: &str,
+    own_title: Option<&str>,
+    similar: &[mindnet_retrieve::Hit],
+) -> Vec<Candidate> {
+    let lower = text.to_lowercase();
+    let mut scored: HashMap<String, (f64, String)> = HashMap::new();
+    for n in catalog.iter() {
+        let names = std::iter::once(&n.title).chain(&n.aliases);
+        for name in names {
+            let name = name.to_lowercase();
+            if name.chars().count() >= MIN_MENTION_CHARS
+                && own_title != Some(name.as_str())
+                && mentions(&lower, &name)
+            {
+                scored.insert(n.note_id.clone(), (1.0, "mentioned in the draft".into()));
+                break;
+            }
+        }
+    }
+    let best = similar.first().map_or(1.0, |h| h.score.max(1e-9));
+    for h in similar {
+        if own_title == Some(h.title.to_lowercase().as_str()) {
+            continue;
+        }
+        let rel_score = h.score / best;
+        let e = scored
+            .entry(h.note_id.clone())
+            .or_insert((0.0, String::new()));
+        if e.1.is_empty() {
+            e.1 = format!("similar content ({:.2})", rel_score);
+        }
+        e.0 += rel_score * 0.9;
+    }
+    scored
+        .into_iter()
+        .map(|(note_id, (score, reason))| Candidate {
+            note_id,
+            score,
+            reason,
+        })
+        .collect()
+}
+
+/// A candidate as a suggestion: the edge kind the type-pair matrix gives
+/// (or its first typical kind, or the fallback), the link to paste, and
+/// whether the draft links the note already.
+fn suggestion(
+    ws: &Workspace,
+    n: &mindnet_store::NoteState,
+    note_type: &str,
+    linked: &BTreeSet<String>,
+    c: Candidate,
+) -> Option<LinkSuggestion> {
+    let rule = ws.config().registry.matrix_rule(note_type, &n.note_type);
+    let derived = rule.and_then(|r| r.kind.clone());
+    let typical: Vec<String> = rule.map(|r| r.typical.clone()).unwrap_or_default();
+    let kind = derived
+        .clone()
+        .or_else(|| typical.first().cloned())
+        .unwrap_or_else(|| ws.config().vocab.fallback_kind().to_string());
+    let link = if derived.is_some() {
+        format!("[[{}]]", n.title)
+    } else {
+        format!("[[rel:{kind} {}]]", n.title)
+    };
+    let is_linked = linked.contains(&n.title.to_lowercase())
+        || linked.contains(&n.path.trim_end_matches(".md").to_lowercase())
+        || n.aliases.iter().any(|a| linked.contains(&a.to_lowercase()));
+    Some(LinkSuggestion {
+        note_id: n.note_id.clone(),
+        title: n.title.clone(),
+        path: n.path.clone(),
+        note_type: n.note_type.clone(),
+        kind,
+        typical,
+        link,
+        score: c.score,
+        reason: c.reason,
+        linked: is_linked,
     })
 }
 

@@ -181,22 +181,70 @@ pub fn tune(
     }
     let folds = req.folds.max(2);
     let current = settings.load_retriever()?;
-    let mut names: Vec<String> = Vec::new();
-    let mut items: Vec<Item> = Vec::new();
-    let with_vault = |vault: &Path, data: PathBuf| {
-        Settings::resolve(SettingsInput {
-            vault: Some(vault.to_path_buf()),
-            data: Some(data),
-            embedder: settings.embedder.clone(),
-            files: settings.files.clone(),
-            lang: Some(settings.lang.clone()),
-            max_note_mb: Some(settings.max_note_bytes / (1024 * 1024)),
-            // The judged sets' indexes are scratch: always embedded.
-            qdrant_url: None,
-        })
+    let material = material(settings, req, folds, progress, say)?;
+    let (items, sets) = (&material.items, material.names.len());
+    let mut trials = 0;
+    let fold_reports = cross_validate(items, sets, &current, folds, &mut trials, say);
+    let mean = |f: fn(&FoldReport) -> f64| {
+        fold_reports.iter().map(f).sum::<f64>() / fold_reports.len().max(1) as f64
+    };
+    let (held_out_before, held_out_after) =
+        (mean(|f| f.held_out_before), mean(|f| f.held_out_after));
+    // Only a change the held-out folds confirm is proposed: a gain on the
+    // training data alone is noise fitted.
+    let confirmed = held_out_after > held_out_before + CONFIRM;
+    let proposed = if confirmed {
+        ascend(items, sets, &current, &|_: &Item| true, &mut trials)
+    } else {
+        say(&format!(
+            "no change: the held-out folds do not confirm one ({held_out_before:.4} → {held_out_after:.4})"
+        ));
+        current.clone()
+    };
+    let set_reports = set_reports(&material, &current, &proposed);
+    let refused = refusal(&set_reports);
+    let written = write_proposal(settings, req, &proposed, refused.is_none())?;
+    Ok(TuneReport {
+        held_out_before,
+        held_out_after,
+        confirmed,
+        sets: set_reports,
+        folds: fold_reports,
+        before: weights(&current),
+        after: weights(&proposed),
+        refused,
+        proposal: req.out.clone(),
+        written,
+        trials,
+    })
+}
+
+/// What the tuning learns from: each judged set's and each feedback log's
+/// questions with their pools, and the sets' names.
+struct Material {
+    names: Vec<String>,
+    items: Vec<Item>,
+}
+
+/// Every judged set and feedback vault, indexed and its questions' pools
+/// gathered once.
+fn material(
+    settings: &Settings,
+    req: &TuneRequest,
+    folds: usize,
+    progress: &dyn Progress,
+    say: &dyn Fn(&str),
+) -> Result<Material, AppError> {
+    let mut m = Material {
+        names: Vec::new(),
+        items: Vec::new(),
     };
     for set in &req.sets {
-        let s = with_vault(&set.vault, req.index_dir.join(index_name(&set.vault)));
+        let s = with_vault(
+            settings,
+            &set.vault,
+            req.index_dir.join(index_name(&set.vault)),
+        );
         let ws = open_synced(s, progress)?;
         let by_name = names_of(&ws)?;
         let questions: Vec<(String, Vec<String>)> = read_questions(&EvalRequest {
@@ -217,12 +265,12 @@ pub fn tune(
             questions.len(),
             set.questions.display()
         ));
-        gather(&ws, names.len(), folds, &questions, &mut items)?;
-        names.push(set.name.clone());
+        gather(&ws, m.names.len(), folds, &questions, &mut m.items)?;
+        m.names.push(set.name.clone());
         ws.shut_down();
     }
     for vault in &req.feedback {
-        let s = with_vault(vault, vault.join(".mindnet"));
+        let s = with_vault(settings, vault, vault.join(".mindnet"));
         let ws = open_synced(s, progress)?;
         let questions = feedback_questions(&ws)?;
         let name = format!("feedback:{}", vault.display());
@@ -233,26 +281,51 @@ pub fn tune(
                 vault.display()
             )));
         }
-        gather(&ws, names.len(), folds, &questions, &mut items)?;
-        names.push(name);
+        gather(&ws, m.names.len(), folds, &questions, &mut m.items)?;
+        m.names.push(name);
         ws.shut_down();
     }
-    let sets = names.len();
-    let mut trials = 0;
+    Ok(m)
+}
 
-    let mut fold_reports = Vec::new();
+/// The settings of a judged vault: this run's, with its own vault and
+/// index folder.
+fn with_vault(settings: &Settings, vault: &Path, data: PathBuf) -> Settings {
+    Settings::resolve(SettingsInput {
+        vault: Some(vault.to_path_buf()),
+        data: Some(data),
+        embedder: settings.embedder.clone(),
+        files: settings.files.clone(),
+        lang: Some(settings.lang.clone()),
+        max_note_mb: Some(settings.max_note_bytes / (1024 * 1024)),
+        // The judged sets' indexes are scratch: always embedded.
+        qdrant_url: None,
+    })
+}
+
+/// Each fold held out once: the weights learnt on the others, and the
+/// objective before and after on both parts.
+fn cross_validate(
+    items: &[Item],
+    sets: usize,
+    current: &RetrieverConfig,
+    folds: usize,
+    trials: &mut usize,
+    say: &dyn Fn(&str),
+) -> Vec<FoldReport> {
+    let mut reports = Vec::new();
     for fold in 0..folds {
         let train = move |it: &Item| it.fold != fold;
         let held = move |it: &Item| it.fold == fold;
-        let learned = ascend(&items, sets, &current, &train, &mut trials);
+        let learned = ascend(items, sets, current, &train, trials);
         let at = |c: &RetrieverConfig, keep: &(dyn Fn(&Item) -> bool + Sync)| {
-            objective(&evaluate(&items, sets, c, true, keep))
+            objective(&evaluate(items, sets, c, true, keep))
         };
         let report = FoldReport {
             fold,
-            train_before: at(&current, &train),
+            train_before: at(current, &train),
             train_after: at(&learned, &train),
-            held_out_before: at(&current, &held),
+            held_out_before: at(current, &held),
             held_out_after: at(&learned, &held),
             weights: weights(&learned),
         };
@@ -264,80 +337,69 @@ pub fn tune(
             report.train_before,
             report.train_after
         ));
-        fold_reports.push(report);
+        reports.push(report);
     }
-    let mean = |f: fn(&FoldReport) -> f64| {
-        fold_reports.iter().map(f).sum::<f64>() / fold_reports.len().max(1) as f64
-    };
-    let (held_out_before, held_out_after) =
-        (mean(|f| f.held_out_before), mean(|f| f.held_out_after));
+    reports
+}
+
+/// Each set's scores without the graph, with the current weights and with
+/// the proposed ones.
+fn set_reports(
+    m: &Material,
+    current: &RetrieverConfig,
+    proposed: &RetrieverConfig,
+) -> Vec<SetReport> {
     let all = |_: &Item| true;
-    // Only a change the held-out folds confirm is proposed: a gain on the
-    // training data alone is noise fitted.
-    let confirmed = held_out_after > held_out_before + CONFIRM;
-    let proposed = if confirmed {
-        ascend(&items, sets, &current, &all, &mut trials)
-    } else {
-        say(&format!(
-            "no change: the held-out folds do not confirm one ({held_out_before:.4} → {held_out_after:.4})"
-        ));
-        current.clone()
-    };
-    let no_graph = evaluate(&items, sets, &current, false, &all);
-    let before = evaluate(&items, sets, &current, true, &all);
-    let after = evaluate(&items, sets, &proposed, true, &all);
-    let set_reports: Vec<SetReport> = names
+    let sets = m.names.len();
+    let no_graph = evaluate(&m.items, sets, current, false, &all);
+    let before = evaluate(&m.items, sets, current, true, &all);
+    let after = evaluate(&m.items, sets, proposed, true, &all);
+    m.names
         .iter()
         .enumerate()
         .map(|(i, name)| SetReport {
             name: name.clone(),
-            questions: items.iter().filter(|it| it.set == i).count(),
+            questions: m.items.iter().filter(|it| it.set == i).count(),
             no_graph: no_graph[i],
             before: before[i],
             after: after[i],
         })
-        .collect();
-    let refused = refusal(&set_reports);
+        .collect()
+}
 
+/// Writes the proposal to `--out`, and with `--write` (unless refused)
+/// over the active retriever file, which it returns.
+fn write_proposal(
+    settings: &Settings,
+    req: &TuneRequest,
+    proposed: &RetrieverConfig,
+    allowed: bool,
+) -> Result<Option<PathBuf>, AppError> {
     let base_text = match &settings.files.retriever {
         Some(p) => std::fs::read_to_string(p)
             .map_err(|e| AppError::bad_request(format!("{}: {e}", p.display())))?,
         None => mindnet_retrieve::config::DEFAULT_YAML.to_string(),
     };
-    let text = rewrite(&base_text, &proposed);
+    let text = rewrite(&base_text, proposed);
     // The proposal must read back as exactly what was learned.
     let check = RetrieverConfig::from_yaml(&req.out, &text)?;
-    if weights(&check) != weights(&proposed) {
+    if weights(&check) != weights(proposed) {
         return Err(AppError::internal(
             "the proposed retriever.yaml does not read back as the learned weights",
         ));
     }
     write_file(&req.out, &text)?;
-    let written = if req.write && refused.is_none() {
-        let Some(active) = &settings.files.retriever else {
-            return Err(AppError::bad_request(
-                "--write replaces the active retriever file, and the built-in one is in use; \
-                 give it with --retriever FILE (or MINDNET_RETRIEVER_FILE)",
-            ));
-        };
-        write_file(active, &text)?;
-        Some(active.clone())
-    } else {
-        None
+    if !(req.write && allowed) {
+        return Ok(None);
+    }
+    let Some(active) = &settings.files.retriever else {
+        return Err(AppError::bad_request(
+            "--write replaces the active retriever file, and the built-in one is in use; \
+             give it with --retriever FILE (or MINDNET_RETRIEVER_FILE)",
+        ));
     };
-    Ok(TuneReport {
-        held_out_before,
-        held_out_after,
-        confirmed,
-        sets: set_reports,
-        folds: fold_reports,
-        before: weights(&current),
-        after: weights(&proposed),
-        refused,
-        proposal: req.out.clone(),
-        written,
-        trials,
-    })
+    write_file(active, &text)?;
+    Ok(Some(active.clone()))
 }
 
 /// Why a proposal must not be written: a set whose recall@5 or MRR it

@@ -186,70 +186,8 @@ impl EdgeVocabulary {
 
     pub fn from_yaml(path: &Path, text: &str) -> Result<Self, ConfigError> {
         let file: VocabularyFile = yaml::parse(path, text)?;
-        let mut lookup = HashMap::new();
-        for (name, info) in &file.kinds {
-            if normalize_kind(name) != *name {
-                return Err(yaml::invalid(
-                    path,
-                    text,
-                    &["kinds", name],
-                    "a canonical kind must be lower-case snake_case",
-                ));
-            }
-            let spellings = std::iter::once(name).chain(info.aliases.iter());
-            for spelling in spellings {
-                let key = normalize_kind(spelling);
-                if let Some(previous) = lookup.insert(key.clone(), name.clone())
-                    && previous != *name
-                {
-                    return Err(yaml::invalid(
-                        path,
-                        text,
-                        &["kinds", name, "aliases"],
-                        format!("`{spelling}` already names the kind `{previous}`"),
-                    ));
-                }
-            }
-            if let Some(inverse) = &info.inverse {
-                let Some(other) = file.kinds.get(inverse) else {
-                    return Err(yaml::invalid(
-                        path,
-                        text,
-                        &["kinds", name, "inverse"],
-                        format!("the inverse `{inverse}` is not a kind of this vocabulary"),
-                    ));
-                };
-                if other.inverse.as_deref().is_some_and(|back| back != name) {
-                    return Err(yaml::invalid(
-                        path,
-                        text,
-                        &["kinds", inverse, "inverse"],
-                        format!("inverse pairs must agree: `{name}` names `{inverse}` as inverse"),
-                    ));
-                }
-            }
-        }
-        for (name, info) in &file.kinds {
-            let other = info.inverse.as_ref().and_then(|i| file.kinds.get(i));
-            if let (Some(a), Some(b)) = (info.cause, other.and_then(|o| o.cause))
-                && a == b
-            {
-                return Err(yaml::invalid(
-                    path,
-                    text,
-                    &["kinds", name, "cause"],
-                    "a causal kind and its inverse must have their cause at opposite ends",
-                ));
-            }
-            if info.cause.is_some() && !info.causal {
-                return Err(yaml::invalid(
-                    path,
-                    text,
-                    &["kinds", name, "cause"],
-                    "`cause` is for causal kinds only (add `causal: true`)",
-                ));
-            }
-        }
+        let lookup = spellings(path, text, &file.kinds)?;
+        check_causes(path, text, &file.kinds)?;
         let builtin = || (text != DEFAULT_YAML).then(Self::builtin);
         let fallback = match file.fallback.clone() {
             Some(f) => f,
@@ -272,31 +210,7 @@ impl EdgeVocabulary {
             }
         }
         let structure = structure_kinds(path, text, &file.kinds, builtin)?;
-        let names = match file.names {
-            Some(n) => {
-                if !file.kinds.contains_key(&n.mention_kind) {
-                    return Err(yaml::invalid(
-                        path,
-                        text,
-                        &["names", "mention_kind"],
-                        format!("`{}` is not a kind of this vocabulary", n.mention_kind),
-                    ));
-                }
-                if !(0.0..=1.0).contains(&n.mention_confidence) {
-                    return Err(yaml::invalid(
-                        path,
-                        text,
-                        &["names", "mention_confidence"],
-                        "must be between 0 and 1",
-                    ));
-                }
-                n
-            }
-            None if text == DEFAULT_YAML => {
-                return Err(yaml::invalid(path, text, &["names"], "missing"));
-            }
-            None => Self::builtin().names,
-        };
+        let names = name_rules(path, text, file.names, &file.kinds)?;
         Ok(EdgeVocabulary {
             kinds: file.kinds,
             lookup,
@@ -429,6 +343,124 @@ impl EdgeVocabulary {
     pub fn kinds(&self) -> impl Iterator<Item = (&str, &KindInfo)> {
         self.kinds.iter().map(|(k, v)| (k.as_str(), v))
     }
+}
+
+/// Every spelling (a kind's name and its aliases, normalised) to its
+/// kind; each kind's name canonical, each spelling one kind's, each
+/// inverse a kind that names this one back.
+fn spellings(
+    path: &Path,
+    text: &str,
+    kinds: &BTreeMap<String, KindInfo>,
+) -> Result<HashMap<String, String>, ConfigError> {
+    let mut lookup = HashMap::new();
+    for (name, info) in kinds {
+        if normalize_kind(name) != *name {
+            return Err(yaml::invalid(
+                path,
+                text,
+                &["kinds", name],
+                "a canonical kind must be lower-case snake_case",
+            ));
+        }
+        let spellings = std::iter::once(name).chain(info.aliases.iter());
+        for spelling in spellings {
+            let key = normalize_kind(spelling);
+            if let Some(previous) = lookup.insert(key.clone(), name.clone())
+                && previous != *name
+            {
+                return Err(yaml::invalid(
+                    path,
+                    text,
+                    &["kinds", name, "aliases"],
+                    format!("`{spelling}` already names the kind `{previous}`"),
+                ));
+            }
+        }
+        if let Some(inverse) = &info.inverse {
+            let Some(other) = kinds.get(inverse) else {
+                return Err(yaml::invalid(
+                    path,
+                    text,
+                    &["kinds", name, "inverse"],
+                    format!("the inverse `{inverse}` is not a kind of this vocabulary"),
+                ));
+            };
+            if other.inverse.as_deref().is_some_and(|back| back != name) {
+                return Err(yaml::invalid(
+                    path,
+                    text,
+                    &["kinds", inverse, "inverse"],
+                    format!("inverse pairs must agree: `{name}` names `{inverse}` as inverse"),
+                ));
+            }
+        }
+    }
+    Ok(lookup)
+}
+
+/// `cause` only on causal kinds, and at opposite ends of a kind and its
+/// inverse.
+fn check_causes(
+    path: &Path,
+    text: &str,
+    kinds: &BTreeMap<String, KindInfo>,
+) -> Result<(), ConfigError> {
+    for (name, info) in kinds {
+        let other = info.inverse.as_ref().and_then(|i| kinds.get(i));
+        if let (Some(a), Some(b)) = (info.cause, other.and_then(|o| o.cause))
+            && a == b
+        {
+            return Err(yaml::invalid(
+                path,
+                text,
+                &["kinds", name, "cause"],
+                "a causal kind and its inverse must have their cause at opposite ends",
+            ));
+        }
+        if info.cause.is_some() && !info.causal {
+            return Err(yaml::invalid(
+                path,
+                text,
+                &["kinds", name, "cause"],
+                "`cause` is for causal kinds only (add `causal: true`)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The rules of names and mentions: the file's, checked, or (in a file
+/// written before them) the built-in ones.
+fn name_rules(
+    path: &Path,
+    text: &str,
+    names: Option<NameRules>,
+    kinds: &BTreeMap<String, KindInfo>,
+) -> Result<NameRules, ConfigError> {
+    let Some(n) = names else {
+        if text == DEFAULT_YAML {
+            return Err(yaml::invalid(path, text, &["names"], "missing"));
+        }
+        return Ok(EdgeVocabulary::builtin().names);
+    };
+    if !kinds.contains_key(&n.mention_kind) {
+        return Err(yaml::invalid(
+            path,
+            text,
+            &["names", "mention_kind"],
+            format!("`{}` is not a kind of this vocabulary", n.mention_kind),
+        ));
+    }
+    if !(0.0..=1.0).contains(&n.mention_confidence) {
+        return Err(yaml::invalid(
+            path,
+            text,
+            &["names", "mention_confidence"],
+            "must be between 0 and 1",
+        ));
+    }
+    Ok(n)
 }
 
 /// Each structural role's kind: one kind per role, each structural. A file

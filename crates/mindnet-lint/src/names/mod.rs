@@ -418,12 +418,11 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
         .iter()
         .filter(|l| is_missing(l) && !exists_unreadable(&l.link.parts.target))
         .collect();
-    let mut out = Vec::new();
     let mut uses: HashMap<&str, usize> = HashMap::new();
     for l in &missing {
         *uses.entry(l.link.parts.target.as_str()).or_default() += 1;
     }
-
+    let mut out = Vec::new();
     // Misspellings of existing notes: one finding per link (each is to fix),
     // each spelling looked up once.
     let mut truly_missing: BTreeMap<String, Vec<&LinkRef<'_>>> = BTreeMap::new();
@@ -434,137 +433,160 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
             .entry(target)
             .or_insert_with(|| names.similar(target));
         match similar.clone() {
-            Some(Similar {
-                name,
-                note,
-                evidence,
-            }) => {
-                let (path, n) = (&v.notes[note].path, uses[target]);
-                out.push(
-                    v.finding(
-                        l.note,
-                        l.link.range.start,
-                        "node/split-spelling",
-                        Msg::new(
-                            format!("`{target}` ist wohl `{name}`: derselbe Name "),
-                            format!("`{target}` is probably `{name}`: the same name "),
-                        )
-                        .then(evidence.describe())
-                        .then(Msg::new(
-                            format!(
-                                ". `{name}` ist die Notiz {path}, `{target}` ist {n}× verlinkt und existiert nicht; die Korrektur schreibt `{name}`"
-                            ),
-                            format!(
-                                ". `{name}` is the note {path}; `{target}` is linked {n}× and does not exist; the fix writes `{name}`"
-                            ),
-                        )),
-                    ),
-                )
-            }
+            Some(similar) => out.push(misspelt(v, l, similar, uses[target])),
             None => truly_missing
                 .entry(normalize(target, v.lang))
                 .or_default()
                 .push(l),
         }
     }
-
-    // Notes still to be written: one finding per name, at its first link.
+    // Notes still to be written: one finding per name, at its first link,
+    // and each other spelling of it where it is written.
     for group in truly_missing.values() {
-        // Every link of a spelling is in its group, so `uses` counts them.
-        let spellings: BTreeMap<&str, usize> = group
-            .iter()
-            .map(|l| l.link.parts.target.as_str())
-            .map(|t| (t, uses[t]))
-            .collect();
-        // The most used spelling is taken as meant.
-        let (main, _) = spellings
-            .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-            .map(|(s, n)| (*s, *n))
-            .unwrap_or_default();
-        let mut from: Vec<&str> = group
-            .iter()
-            .map(|l| v.notes[l.note].title.as_str())
-            .collect();
-        from.sort_unstable();
-        from.dedup();
-        let first = group
-            .iter()
-            .min_by(|a, b| {
-                (v.notes[a.note].path.as_str(), a.link.range.start)
-                    .cmp(&(v.notes[b.note].path.as_str(), b.link.range.start))
-            })
-            .copied();
-        let Some(first) = first else { continue };
-        let shown: Vec<&str> = from.iter().take(5).copied().collect();
-        let more = from.len().saturating_sub(shown.len());
-        let list = if more > 0 {
-            format!("{} (+{more})", shown.join(", "))
-        } else {
-            shown.join(", ")
-        };
-        let n = from.len();
-        out.push(v.finding(
-            first.note,
-            first.link.range.start,
-            "link/missing-target",
-            Msg::new(
-                format!(
-                    "`{main}` wird von {n} {} verlinkt und existiert noch nicht ({list}); anlegen, oder als open_question-Notiz",
-                    if n == 1 { "Notiz" } else { "Notizen" }
-                ),
-                format!(
-                    "`{main}` is linked from {n} {} and does not exist yet ({list}); create it, or an open_question note",
-                    if n == 1 { "note" } else { "notes" }
-                ),
-            ),
-        ));
-        // Other spellings of the same missing name, each where it is written.
-        for l in group {
-            let target = l.link.parts.target.as_str();
-            if target == main {
-                continue;
-            }
-            let evidence = same_name(target, main, v.lang, &v.real).unwrap_or(Evidence::Separators);
-            let (n, m) = (uses[target], uses[main]);
-            out.push(
-                v.finding(
-                    l.note,
-                    l.link.range.start,
-                    "node/split-spelling",
-                    Msg::new(
-                        format!(
-                            "`{target}` und `{main}` meinen wohl dieselbe Notiz: derselbe Name "
-                        ),
-                        format!(
-                            "`{target}` and `{main}` probably mean the same note: the same name "
-                        ),
-                    )
-                    .then(evidence.describe())
-                    .then(if n < m {
-                        Msg::new(
-                            format!(
-                                ". `{target}` ist {n}× verlinkt, `{main}` {m}×; behalten: `{main}`, die häufigere Schreibweise"
-                            ),
-                            format!(
-                                ". `{target}` is linked {n}×, `{main}` {m}×; keep `{main}`, the spelling used more"
-                            ),
-                        )
-                    } else {
-                        Msg::new(
-                            format!(
-                                ". Beide sind {n}× verlinkt; behalten: `{main}`, die erste nach dem Alphabet"
-                            ),
-                            format!(
-                                ". Both are linked {n}×; keep `{main}`, the first in alphabetical order"
-                            ),
-                        )
-                    }),
-                ),
-            );
-        }
+        missing_name(v, group, &uses, &mut out);
     }
     out
+}
+
+/// A link to another spelling of an existing note.
+fn misspelt(v: &Vault<'_>, l: &LinkRef<'_>, similar: Similar, n: usize) -> Finding {
+    let Similar {
+        name,
+        note,
+        evidence,
+    } = similar;
+    let target = l.link.parts.target.as_str();
+    let path = &v.notes[note].path;
+    v.finding(
+        l.note,
+        l.link.range.start,
+        "node/split-spelling",
+        Msg::new(
+            format!("`{target}` ist wohl `{name}`: derselbe Name "),
+            format!("`{target}` is probably `{name}`: the same name "),
+        )
+        .then(evidence.describe())
+        .then(Msg::new(
+            format!(
+                ". `{name}` ist die Notiz {path}, `{target}` ist {n}× verlinkt und existiert nicht; die Korrektur schreibt `{name}`"
+            ),
+            format!(
+                ". `{name}` is the note {path}; `{target}` is linked {n}× and does not exist; the fix writes `{name}`"
+            ),
+        )),
+    )
+}
+
+/// The findings of one missing name (its spellings' links): the name,
+/// once, at its first link, and each other spelling where it is written.
+fn missing_name(
+    v: &Vault<'_>,
+    group: &[&LinkRef<'_>],
+    uses: &HashMap<&str, usize>,
+    out: &mut Vec<Finding>,
+) {
+    // Every link of a spelling is in its group, so `uses` counts them.
+    let spellings: BTreeMap<&str, usize> = group
+        .iter()
+        .map(|l| l.link.parts.target.as_str())
+        .map(|t| (t, uses[t]))
+        .collect();
+    // The most used spelling is taken as meant.
+    let (main, _) = spellings
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(s, n)| (*s, *n))
+        .unwrap_or_default();
+    let first = group
+        .iter()
+        .min_by(|a, b| {
+            (v.notes[a.note].path.as_str(), a.link.range.start)
+                .cmp(&(v.notes[b.note].path.as_str(), b.link.range.start))
+        })
+        .copied();
+    let Some(first) = first else { return };
+    out.push(not_yet_written(v, group, first, main));
+    for l in group {
+        let target = l.link.parts.target.as_str();
+        if target != main {
+            out.push(other_spelling(v, l, main, uses[target], uses[main]));
+        }
+    }
+}
+
+/// A name linked from notes and written nowhere yet, with the notes that
+/// link it.
+fn not_yet_written(
+    v: &Vault<'_>,
+    group: &[&LinkRef<'_>],
+    first: &LinkRef<'_>,
+    main: &str,
+) -> Finding {
+    let mut from: Vec<&str> = group
+        .iter()
+        .map(|l| v.notes[l.note].title.as_str())
+        .collect();
+    from.sort_unstable();
+    from.dedup();
+    let shown: Vec<&str> = from.iter().take(5).copied().collect();
+    let more = from.len().saturating_sub(shown.len());
+    let list = if more > 0 {
+        format!("{} (+{more})", shown.join(", "))
+    } else {
+        shown.join(", ")
+    };
+    let n = from.len();
+    v.finding(
+        first.note,
+        first.link.range.start,
+        "link/missing-target",
+        Msg::new(
+            format!(
+                "`{main}` wird von {n} {} verlinkt und existiert noch nicht ({list}); anlegen, oder als open_question-Notiz",
+                if n == 1 { "Notiz" } else { "Notizen" }
+            ),
+            format!(
+                "`{main}` is linked from {n} {} and does not exist yet ({list}); create it, or an open_question note",
+                if n == 1 { "note" } else { "notes" }
+            ),
+        ),
+    )
+}
+
+/// Another spelling of a missing name, linked `n` times; the main one
+/// `m` times.
+fn other_spelling(v: &Vault<'_>, l: &LinkRef<'_>, main: &str, n: usize, m: usize) -> Finding {
+    let target = l.link.parts.target.as_str();
+    let evidence = same_name(target, main, v.lang, &v.real).unwrap_or(Evidence::Separators);
+    v.finding(
+        l.note,
+        l.link.range.start,
+        "node/split-spelling",
+        Msg::new(
+            format!("`{target}` und `{main}` meinen wohl dieselbe Notiz: derselbe Name "),
+            format!("`{target}` and `{main}` probably mean the same note: the same name "),
+        )
+        .then(evidence.describe())
+        .then(if n < m {
+            Msg::new(
+                format!(
+                    ". `{target}` ist {n}× verlinkt, `{main}` {m}×; behalten: `{main}`, die häufigere Schreibweise"
+                ),
+                format!(
+                    ". `{target}` is linked {n}×, `{main}` {m}×; keep `{main}`, the spelling used more"
+                ),
+            )
+        } else {
+            Msg::new(
+                format!(
+                    ". Beide sind {n}× verlinkt; behalten: `{main}`, die erste nach dem Alphabet"
+                ),
+                format!(
+                    ". Both are linked {n}×; keep `{main}`, the first in alphabetical order"
+                ),
+            )
+        }),
+    )
 }
 
 #[cfg(test)]

@@ -135,6 +135,65 @@ impl Ord for Open {
     }
 }
 
+/// A path before ranking: cause-first notes and steps, its seed, and the
+/// walk's score.
+struct Candidate {
+    notes: Vec<String>,
+    steps: Vec<PathStep>,
+    seed: String,
+    walk: f64,
+}
+
+/// The kinds an intent walks towards causes and towards effects.
+struct WalkKinds {
+    backward: Vec<String>,
+    forward: Vec<String>,
+}
+
+impl WalkKinds {
+    fn of(rule: &IntentRule, engine: &DecisionEngine) -> Self {
+        let backward_kind = |k: &String| engine.traversal.backward_kinds.contains(k);
+        let (backward, forward) = match rule.direction {
+            Direction::Backward => (rule.preferred_edges.clone(), Vec::new()),
+            Direction::Forward => (Vec::new(), rule.preferred_edges.clone()),
+            Direction::Both => (
+                rule.preferred_edges
+                    .iter()
+                    .filter(|k| *k == CAUSAL || backward_kind(k))
+                    .cloned()
+                    .collect(),
+                rule.preferred_edges
+                    .iter()
+                    .filter(|k| !backward_kind(k))
+                    .cloned()
+                    .collect(),
+            ),
+        };
+        WalkKinds { backward, forward }
+    }
+}
+
+/// The candidates without those inside a longer one from the same seed: a
+/// path inside another says less, so the merged paths show different
+/// branches, not one branch and its prefixes. Candidates come seed by
+/// seed, so a seed's paths are compared with each other only.
+fn maximal(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
+    let contained = |small: &Candidate, big: &Candidate| {
+        small.notes.len() < big.notes.len()
+            && big
+                .notes
+                .windows(small.notes.len())
+                .any(|w| w == small.notes.as_slice())
+    };
+    let keep: Vec<bool> = candidates
+        .chunk_by(|a, b| a.seed == b.seed)
+        .flat_map(|group| group.iter().map(|c| !group.iter().any(|o| contained(c, o))))
+        .collect();
+    let mut keep = keep.into_iter();
+    candidates.retain(|_| keep.next().unwrap_or(true));
+    candidates
+}
+
 impl Retriever<'_> {
     /// Steps from `note` over `kinds` (as read from `note`), towards causes
     /// or effects. A causal kind is read through the vocabulary (which end
@@ -310,7 +369,6 @@ impl Retriever<'_> {
     ) -> Result<CausalAnswer, RetrieveError> {
         let engine = self.engine;
         let rule = engine.rule(intent).clone();
-        let rel: HashMap<&str, f64> = relevance.iter().map(|(n, s)| (n.as_str(), *s)).collect();
         let seeds: Vec<&str> = relevance
             .iter()
             .filter(|(n, _)| {
@@ -320,117 +378,111 @@ impl Retriever<'_> {
             .take(engine.traversal.seeds)
             .map(|(n, _)| n.as_str())
             .collect();
-        let backward_kinds: Vec<String> = match rule.direction {
-            Direction::Backward => rule.preferred_edges.clone(),
-            Direction::Forward => Vec::new(),
-            Direction::Both => rule
-                .preferred_edges
-                .iter()
-                .filter(|k| *k == CAUSAL || engine.traversal.backward_kinds.contains(k))
-                .cloned()
-                .collect(),
-        };
-        let forward_kinds: Vec<String> = match rule.direction {
-            Direction::Forward => rule.preferred_edges.clone(),
-            Direction::Backward => Vec::new(),
-            Direction::Both => rule
-                .preferred_edges
-                .iter()
-                .filter(|k| !engine.traversal.backward_kinds.contains(k))
-                .cloned()
-                .collect(),
-        };
-
-        /// A path before ranking: cause-first notes and steps, its seed, the walk's score.
-        type Candidate = (Vec<String>, Vec<PathStep>, String, f64);
         let mut candidates: Vec<Candidate> = Vec::new();
         if traverse && rule.max_hops > 0 {
+            let kinds = WalkKinds::of(&rule, engine);
             for seed in &seeds {
-                let back: Vec<Open> = if backward_kinds.is_empty() {
-                    Vec::new()
-                } else {
-                    self.walk(seed, &backward_kinds, Toward::Causes, rule.max_hops)?
-                };
-                let fwd: Vec<Open> = if forward_kinds.is_empty() {
-                    Vec::new()
-                } else {
-                    self.walk(seed, &forward_kinds, Toward::Effects, rule.max_hops)?
-                };
-                for o in &back {
-                    let (n, s) = self.orient(o, true);
-                    candidates.push((n, s, seed.to_string(), o.score));
-                }
-                for o in &fwd {
-                    let (n, s) = self.orient(o, false);
-                    candidates.push((n, s, seed.to_string(), o.score));
-                }
-                // Both directions: the seed in the middle of a longer chain.
-                if rule.direction == Direction::Both {
-                    let best = |v: &[Open]| {
-                        v.iter()
-                            .max_by(|a, b| {
-                                (a.steps.len(), a.score)
-                                    .partial_cmp(&(b.steps.len(), b.score))
-                                    .unwrap_or(std::cmp::Ordering::Equal)
-                            })
-                            .cloned()
-                    };
-                    if let (Some(b), Some(f)) = (best(&back), best(&fwd)) {
-                        let (mut n1, mut s1) = self.orient(&b, true);
-                        let (n2, s2) = self.orient(&f, false);
-                        let overlap = n2.iter().skip(1).any(|n| n1.contains(n));
-                        if !overlap {
-                            n1.extend(n2.into_iter().skip(1));
-                            s1.extend(s2);
-                            candidates.push((n1, s1, seed.to_string(), b.score * f.score));
-                        }
-                    }
-                }
+                candidates.extend(self.candidates_from(seed, &rule, &kinds)?);
             }
         }
-        // A path inside a longer one from the same seed says less: keep the
-        // longest, so the merged paths show different branches, not one
-        // branch and its prefixes.
-        // Candidates come seed by seed, so a seed's paths are compared with
-        // each other only (not with every path of every seed).
-        let contained = |small: &Candidate, big: &Candidate| {
-            small.0.len() < big.0.len()
-                && big
-                    .0
-                    .windows(small.0.len())
-                    .any(|w| w == small.0.as_slice())
-        };
-        let maximal: Vec<bool> = candidates
-            .chunk_by(|a, b| a.2 == b.2)
-            .flat_map(|group| group.iter().map(|c| !group.iter().any(|o| contained(c, o))))
-            .collect();
-        let mut keep = maximal.into_iter();
-        candidates.retain(|_| keep.next().unwrap_or(true));
+        let mut candidates = maximal(candidates);
         // Without traversal (or with nothing to follow): the seeds alone.
         if candidates.is_empty() {
             for seed in &seeds {
-                candidates.push((vec![seed.to_string()], Vec::new(), seed.to_string(), 1.0));
+                candidates.push(Candidate {
+                    notes: vec![seed.to_string()],
+                    steps: Vec::new(),
+                    seed: seed.to_string(),
+                    walk: 1.0,
+                });
             }
         }
+        let rel: HashMap<&str, f64> = relevance.iter().map(|(n, s)| (n.as_str(), *s)).collect();
+        let mut paths = self.ranked_paths(candidates, &rule, &rel);
+        paths.truncate(engine.subgraph.paths.max(1));
+        self.attach_evidence(&mut paths)?;
+        let subgraph = subgraph::merge(self, &paths, &engine.subgraph);
+        Ok(CausalAnswer {
+            direction: rule.direction,
+            preferred_edges: rule.preferred_edges.clone(),
+            target_types: rule.target_types.clone(),
+            max_hops: rule.max_hops,
+            paths,
+            subgraph,
+        })
+    }
 
+    /// The paths walked from one seed, cause first: towards its causes,
+    /// towards its effects, and (for both directions) the seed in the
+    /// middle of a longer chain.
+    fn candidates_from(
+        &self,
+        seed: &str,
+        rule: &IntentRule,
+        kinds: &WalkKinds,
+    ) -> Result<Vec<Candidate>, RetrieveError> {
+        let walk = |kinds: &[String], toward| -> Result<Vec<Open>, RetrieveError> {
+            if kinds.is_empty() {
+                return Ok(Vec::new());
+            }
+            self.walk(seed, kinds, toward, rule.max_hops)
+        };
+        let back = walk(&kinds.backward, Toward::Causes)?;
+        let fwd = walk(&kinds.forward, Toward::Effects)?;
+        let candidate = |(notes, steps): (Vec<String>, Vec<PathStep>), walk: f64| Candidate {
+            notes,
+            steps,
+            seed: seed.to_string(),
+            walk,
+        };
+        let mut out: Vec<Candidate> = Vec::new();
+        for o in &back {
+            out.push(candidate(self.orient(o, true), o.score));
+        }
+        for o in &fwd {
+            out.push(candidate(self.orient(o, false), o.score));
+        }
+        if rule.direction != Direction::Both {
+            return Ok(out);
+        }
+        let best = |v: &[Open]| {
+            v.iter()
+                .max_by(|a, b| {
+                    (a.steps.len(), a.score)
+                        .partial_cmp(&(b.steps.len(), b.score))
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                })
+                .cloned()
+        };
+        if let (Some(b), Some(f)) = (best(&back), best(&fwd)) {
+            let (mut n1, mut s1) = self.orient(&b, true);
+            let (n2, s2) = self.orient(&f, false);
+            let overlap = n2.iter().skip(1).any(|n| n1.contains(n));
+            if !overlap {
+                n1.extend(n2.into_iter().skip(1));
+                s1.extend(s2);
+                out.push(candidate((n1, s1), b.score * f.score));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The candidates as scored paths, best first, each chain once (the
+    /// same chain reached from two seeds is one path).
+    fn ranked_paths(
+        &self,
+        candidates: Vec<Candidate>,
+        rule: &IntentRule,
+        rel: &HashMap<&str, f64>,
+    ) -> Vec<CausalPath> {
         let mut paths: Vec<CausalPath> = candidates
             .into_iter()
-            .map(|(notes, steps, seed, traversal)| {
-                let score = self.path_score(&rule, &notes, &steps, &seed, &rel, traversal);
+            .map(|c| {
+                let score = self.path_score(rule, &c.notes, &c.steps, &c.seed, rel, c.walk);
                 CausalPath {
-                    notes: notes
-                        .iter()
-                        .map(|id| {
-                            let n = self.note(id);
-                            PathNote {
-                                note_id: id.clone(),
-                                title: n.map_or_else(|| id.clone(), |n| n.title.clone()),
-                                note_type: n.map(|n| n.note_type.clone()).unwrap_or_default(),
-                            }
-                        })
-                        .collect(),
-                    steps,
-                    seed,
+                    notes: c.notes.iter().map(|id| self.path_note(id)).collect(),
+                    steps: c.steps,
+                    seed: c.seed,
                     score: score.total,
                     score_breakdown: score,
                 }
@@ -447,7 +499,6 @@ impl Retriever<'_> {
                         .cmp(b.notes.iter().map(|n| &n.note_id))
                 })
         });
-        // The same chain reached from two seeds is one path.
         let mut seen = HashSet::new();
         paths.retain(|p| {
             seen.insert(
@@ -457,17 +508,16 @@ impl Retriever<'_> {
                     .collect::<Vec<_>>(),
             )
         });
-        paths.truncate(engine.subgraph.paths.max(1));
-        self.attach_evidence(&mut paths)?;
-        let subgraph = subgraph::merge(self, &paths, &engine.subgraph);
-        Ok(CausalAnswer {
-            direction: rule.direction,
-            preferred_edges: rule.preferred_edges.clone(),
-            target_types: rule.target_types.clone(),
-            max_hops: rule.max_hops,
-            paths,
-            subgraph,
-        })
+        paths
+    }
+
+    fn path_note(&self, id: &str) -> PathNote {
+        let n = self.note(id);
+        PathNote {
+            note_id: id.to_string(),
+            title: n.map_or_else(|| id.to_string(), |n| n.title.clone()),
+            note_type: n.map(|n| n.note_type.clone()).unwrap_or_default(),
+        }
     }
 
     fn path_score(
