@@ -8,31 +8,30 @@ use mindnet_chat::interview::{Interview, Step};
 use mindnet_chat::prompts::fill;
 use mindnet_chat::route::Route;
 use mindnet_chat::{ChatMessage, LlmRequest, Priority, Role};
-impl Workspace {
+impl Asking<'_> {
     /// A new interview for the route's type: the schema's first question
     /// without an LLM, the whole draft from one.
     pub(super) fn start_interview(
-        &self,
-        a: &mut Asking<'_>,
+        &mut self,
         route: Route,
         query_id: String,
     ) -> Result<Answer, AppError> {
-        let (message, msgs, prompts) = (a.message, a.msgs, a.prompts);
-        let registry = &self.config().registry;
+        let (message, msgs, prompts) = (self.message, self.msgs, self.prompts);
+        let registry = &self.ws.config().registry;
         let note_type = route
             .note_type
             .clone()
             .unwrap_or_else(|| registry.default_type.clone());
         let schema = registry.config(&note_type).schema.clone();
-        let Some(llm) = a.llm else {
+        let Some(llm) = self.llm else {
             let iv = Interview::start(&note_type, message);
             let text = match iv.step(&schema, msgs, &today()) {
                 Step::Ask(q) => q,
                 Step::Done(md) => md,
             };
-            a.session.interview = Some(iv);
+            self.session.interview = Some(iv);
             let mode = mode("interview", None);
-            return Ok(self.spoken(route, mode, text, None, query_id, a.sink));
+            return Ok(self.spoken(route, mode, text, None, query_id));
         };
         let fields = schema
             .iter()
@@ -51,7 +50,7 @@ impl Workspace {
             &[
                 ("type", &note_type),
                 ("schema", &fields),
-                ("history", &history(a.session)),
+                ("history", &history(self.session)),
                 ("question", message),
             ],
         );
@@ -60,7 +59,7 @@ impl Workspace {
             ChatMessage::new(Role::User, prompt),
         ];
         let m = mode("llm", Some(llm));
-        let sink = &mut *a.sink;
+        let sink = &mut *self.sink;
         sink(meta(&route, &m, &[], &query_id));
         let reply = llm
             .chat(
@@ -96,7 +95,7 @@ impl Workspace {
     /// A draft healed and checked against the type's schema.
     pub(super) fn draft_info(&self, note_type: &str, text: &str, complete: bool) -> DraftInfo {
         let h = heal(text);
-        let schema = &self.config().registry.config(note_type).schema;
+        let schema = &self.ws.config().registry.config(note_type).schema;
         let missing = schema
             .iter()
             .filter(|f| f.required && !h.markdown.contains(&format!("## {}", f.field)))
@@ -114,16 +113,15 @@ impl Workspace {
 
     /// An answer with no retrieval, sent as one token.
     pub(super) fn spoken(
-        &self,
+        &mut self,
         route: Route,
         mode: AnswerMode,
         text: String,
         draft: Option<DraftInfo>,
         query_id: String,
-        sink: &mut dyn FnMut(ChatEvent) -> bool,
     ) -> Answer {
-        sink(meta(&route, &mode, &[], &query_id));
-        sink(ChatEvent::Token { text: text.clone() });
+        (self.sink)(meta(&route, &mode, &[], &query_id));
+        (self.sink)(ChatEvent::Token { text: text.clone() });
         Answer {
             strategy: route.strategy.clone(),
             intent: route.intent.clone(),

@@ -183,7 +183,8 @@ impl Workspace {
             }
             other => sink(other),
         };
-        let result = self.answer(&mut Asking {
+        let result = Asking {
+            ws: self,
             req,
             message,
             k,
@@ -193,7 +194,8 @@ impl Workspace {
             session: &mut session,
             warnings: &mut warnings,
             sink: &mut sink,
-        });
+        }
+        .answer();
         let answer = match result {
             Ok(a) => a,
             Err(e) => {
@@ -282,78 +284,13 @@ impl Workspace {
         }
         Ok(())
     }
-
-    /// The answer: an interview in progress goes on; otherwise the router
-    /// (or the request) picks the strategy, which interviews or answers
-    /// from the notes.
-    fn answer(&self, a: &mut Asking<'_>) -> Result<Answer, AppError> {
-        let query_id = mindnet_retrieve::random_uuid();
-        if let Some(iv) = a.session.interview.take() {
-            return self.go_on_interviewing(a, iv, query_id);
-        }
-        let route = match &a.req.strategy {
-            Some(name) => {
-                let mut r = route::fallback(self.engine(), a.message, None);
-                r.strategy = name.clone();
-                r.detail = "request".into();
-                r
-            }
-            None => self.route(a.message, a.prompts, a.llm, a.warnings)?,
-        };
-        let rules = self.engine().chat();
-        let strategy = &rules.strategies[&route.strategy];
-        if strategy.interview {
-            return self.start_interview(a, route, query_id);
-        }
-        self.rag(a, route, strategy)
-    }
-
-    /// An interview in progress takes the message as its answer.
-    fn go_on_interviewing(
-        &self,
-        a: &mut Asking<'_>,
-        mut iv: Interview,
-        query_id: String,
-    ) -> Result<Answer, AppError> {
-        let route = Route {
-            strategy: interview_strategy(self)?,
-            note_type: Some(iv.note_type.clone()),
-            by: RouteBy::Interview,
-            question: false,
-            intent: self.engine().fallback.clone(),
-            detail: String::new(),
-        };
-        let schema = self.config().registry.config(&iv.note_type).schema.clone();
-        let msgs = a.msgs;
-        let (text, draft) = if CANCEL.contains(&a.message.to_lowercase().as_str()) {
-            (msgs.interview_cancelled.clone(), None)
-        } else {
-            iv.answer(a.message, &schema);
-            match iv.step(&schema, msgs, &today()) {
-                Step::Ask(q) => {
-                    let partial = iv.draft(&schema, msgs, &today());
-                    let draft = self.draft_info(&iv.note_type, &partial, false);
-                    a.session.interview = Some(iv);
-                    (q, Some(draft))
-                }
-                Step::Done(md) => {
-                    let draft = self.draft_info(&iv.note_type, &md, true);
-                    (
-                        format!("{}\n\n```markdown\n{md}```", msgs.interview_done),
-                        Some(draft),
-                    )
-                }
-            }
-        };
-        let mode = mode("interview", None);
-        Ok(self.spoken(route, mode, text, draft, query_id, a.sink))
-    }
 }
 
 /// One message being answered: what every step of the answer reads (the
 /// request, the prompts of the moment, the LLM) and writes (the session,
 /// the warnings, the events a streaming client gets).
 struct Asking<'a> {
+    ws: &'a Workspace,
     req: &'a ChatRequest,
     /// The message, trimmed.
     message: &'a str,
@@ -367,6 +304,79 @@ struct Asking<'a> {
     warnings: &'a mut Vec<String>,
     /// Gets each event; `false` back means the client went away.
     sink: &'a mut dyn FnMut(ChatEvent) -> bool,
+}
+
+impl Asking<'_> {
+    /// The answer: an interview in progress goes on; otherwise the router
+    /// (or the request) picks the strategy, which interviews or answers
+    /// from the notes.
+    fn answer(&mut self) -> Result<Answer, AppError> {
+        let query_id = mindnet_retrieve::random_uuid();
+        if let Some(iv) = self.session.interview.take() {
+            return self.go_on_interviewing(iv, query_id);
+        }
+        let route = match &self.req.strategy {
+            Some(name) => {
+                let mut r = route::fallback(self.ws.engine(), self.message, None);
+                r.strategy = name.clone();
+                r.detail = "request".into();
+                r
+            }
+            None => self.route()?,
+        };
+        let rules = self.ws.engine().chat();
+        let strategy = &rules.strategies[&route.strategy];
+        if strategy.interview {
+            return self.start_interview(route, query_id);
+        }
+        self.rag(route, strategy)
+    }
+
+    /// An interview in progress takes the message as its answer.
+    fn go_on_interviewing(
+        &mut self,
+        mut iv: Interview,
+        query_id: String,
+    ) -> Result<Answer, AppError> {
+        let route = Route {
+            strategy: interview_strategy(self.ws)?,
+            note_type: Some(iv.note_type.clone()),
+            by: RouteBy::Interview,
+            question: false,
+            intent: self.ws.engine().fallback.clone(),
+            detail: String::new(),
+        };
+        let schema = self
+            .ws
+            .config()
+            .registry
+            .config(&iv.note_type)
+            .schema
+            .clone();
+        let msgs = self.msgs;
+        let (text, draft) = if CANCEL.contains(&self.message.to_lowercase().as_str()) {
+            (msgs.interview_cancelled.clone(), None)
+        } else {
+            iv.answer(self.message, &schema);
+            match iv.step(&schema, msgs, &today()) {
+                Step::Ask(q) => {
+                    let partial = iv.draft(&schema, msgs, &today());
+                    let draft = self.draft_info(&iv.note_type, &partial, false);
+                    self.session.interview = Some(iv);
+                    (q, Some(draft))
+                }
+                Step::Done(md) => {
+                    let draft = self.draft_info(&iv.note_type, &md, true);
+                    (
+                        format!("{}\n\n```markdown\n{md}```", msgs.interview_done),
+                        Some(draft),
+                    )
+                }
+            }
+        };
+        let mode = mode("interview", None);
+        Ok(self.spoken(route, mode, text, draft, query_id))
+    }
 }
 
 fn meta(route: &Route, mode: &AnswerMode, sources: &[Source], query_id: &str) -> ChatEvent {

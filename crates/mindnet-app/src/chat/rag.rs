@@ -2,9 +2,9 @@
 //! merged, then an extract or the LLM's answer over the enriched context.
 
 use super::{Answer, Asking, history, meta, mode, route_info};
+use crate::AppError;
 use crate::api::{AnswerMode, Causal, ChatEvent, Citation, Source};
 use crate::ops::query::QueryRequest;
-use crate::{AppError, Workspace};
 use mindnet_chat::extract::{self, Limits, SourceText};
 use mindnet_chat::prompts::{Messages, Prompts, fill};
 use mindnet_chat::route::Route;
@@ -25,35 +25,25 @@ struct Retrieved {
     chain: Option<String>,
 }
 
-impl Workspace {
+impl Asking<'_> {
     /// An answer from the notes: retrieved, then the LLM's answer over the
     /// enriched context, or (without one, or when it fails) an extract.
-    pub(super) fn rag(
-        &self,
-        a: &mut Asking<'_>,
-        route: Route,
-        strategy: &Strategy,
-    ) -> Result<Answer, AppError> {
+    pub(super) fn rag(&mut self, route: Route, strategy: &Strategy) -> Result<Answer, AppError> {
         let t = Instant::now();
-        let found = self.retrieve(a, &route, strategy)?;
-        if let Some(llm) = a.llm
-            && let Some(answer) = self.llm_answer(a, llm, &route, strategy, &found)?
+        let found = self.retrieve(&route, strategy)?;
+        if let Some(llm) = self.llm
+            && let Some(answer) = self.llm_answer(llm, &route, strategy, &found)?
         {
             return Ok(answer);
         }
-        Ok(self.extractive(a, route, found, t))
+        Ok(self.extractive(route, found, t))
     }
 
     /// The primary search and the one filtered to the strategy's types,
     /// merged by note, ordered by score × the type's boost, and logged.
-    fn retrieve(
-        &self,
-        a: &Asking<'_>,
-        route: &Route,
-        strategy: &Strategy,
-    ) -> Result<Retrieved, AppError> {
+    fn retrieve(&self, route: &Route, strategy: &Strategy) -> Result<Retrieved, AppError> {
         let t = Instant::now();
-        let engine = self.engine();
+        let engine = self.ws.engine();
         // The strategy's intent: the one detected when the strategy takes
         // it, else the strategy's first (a WHY chosen by its centroid still
         // walks the causal graph).
@@ -67,23 +57,23 @@ impl Workspace {
                 .unwrap_or_else(|| engine.fallback.clone())
         };
         let base = QueryRequest {
-            k: Some(a.k),
+            k: Some(self.k),
             intent: Some(intent.clone()),
-            lang: a.req.lang,
-            ..QueryRequest::new(a.message)
+            lang: self.req.lang,
+            ..QueryRequest::new(self.message)
         };
-        let vector = self.embedder().embed_query(a.message)?;
-        let q = self.query_of(&base)?;
-        let mut primary = self.search(&q, &vector)?;
+        let vector = self.ws.embedder().embed_query(self.message)?;
+        let q = self.ws.query_of(&base)?;
+        let mut primary = self.ws.search(&q, &vector)?;
         let strategic = if strategy.inject_types.is_empty() {
             Vec::new()
         } else {
-            let q2 = self.query_of(&QueryRequest {
+            let q2 = self.ws.query_of(&QueryRequest {
                 types: strategy.inject_types.clone(),
                 intent: Some(engine.fallback.clone()),
                 ..base.clone()
             })?;
-            self.search(&q2, &vector)?.hits
+            self.ws.search(&q2, &vector)?.hits
         };
         let boost = |t: &str| strategy.type_boosts.get(t).copied().unwrap_or(1.0);
         let mut merged: Vec<(bool, mindnet_retrieve::Hit)> =
@@ -96,9 +86,9 @@ impl Workspace {
         merged.sort_by(|a, b| {
             (b.1.score * boost(&b.1.note_type)).total_cmp(&(a.1.score * boost(&a.1.note_type)))
         });
-        merged.truncate(a.k);
+        merged.truncate(self.k);
         primary.hits = merged.iter().map(|(_, h)| h.clone()).collect();
-        self.logs.record_search(&primary, &now())?;
+        self.ws.logs.record_search(&primary, &now())?;
         let causal: Option<Causal> = primary.causal.clone().map(Into::into);
         let sources: Vec<Source> = merged
             .into_iter()
@@ -112,7 +102,7 @@ impl Workspace {
             .collect();
         let chain = causal
             .as_ref()
-            .and_then(|c| chain_line(c, &sources, a.msgs));
+            .and_then(|c| chain_line(c, &sources, self.msgs));
         Ok(Retrieved {
             intent,
             sources,
@@ -126,31 +116,30 @@ impl Workspace {
     /// The LLM's answer over the enriched context, streamed; `None` when it
     /// failed and the notes answer instead (a warning says so).
     fn llm_answer(
-        &self,
-        a: &mut Asking<'_>,
+        &mut self,
         llm: &Llm,
         route: &Route,
         strategy: &Strategy,
         found: &Retrieved,
     ) -> Result<Option<Answer>, AppError> {
         let m = mode("llm", Some(llm));
-        (a.sink)(meta(route, &m, &found.sources, &found.query_id));
-        let context = self.context(a.prompts, &found.sources);
+        (self.sink)(meta(route, &m, &found.sources, &found.query_id));
+        let context = self.context(self.prompts, &found.sources);
         let prompt = fill(
-            a.prompts.template(&strategy.template),
+            self.prompts.template(&strategy.template),
             &[
                 ("context", &context),
-                ("question", a.message),
-                ("history", &history(a.session)),
+                ("question", self.message),
+                ("history", &history(self.session)),
                 ("chain", found.chain.as_deref().unwrap_or("-")),
             ],
         );
         let messages = [
-            ChatMessage::new(Role::System, a.prompts.system.clone()),
+            ChatMessage::new(Role::System, self.prompts.system.clone()),
             ChatMessage::new(Role::User, prompt),
         ];
         let mut cancelled = false;
-        let sink = &mut *a.sink;
+        let sink = &mut *self.sink;
         let reply = llm.chat(
             &LlmRequest {
                 messages: &messages,
@@ -184,7 +173,7 @@ impl Workspace {
                 first_token_ms: r.first_token.map(|d| d.as_secs_f64() * 1000.0),
             })),
             Err(e) if !cancelled => {
-                a.warnings
+                self.warnings
                     .push(format!("{e}; answered from the notes instead"));
                 Ok(None)
             }
@@ -194,15 +183,9 @@ impl Workspace {
 
     /// The sentences of the sources that hold the question's rarer words
     /// (CHAT-8), after the causal chain's line, sent line by line.
-    fn extractive(
-        &self,
-        a: &mut Asking<'_>,
-        route: Route,
-        found: Retrieved,
-        started: Instant,
-    ) -> Answer {
+    fn extractive(&mut self, route: Route, found: Retrieved, started: Instant) -> Answer {
         let m = mode("extractive", None);
-        (a.sink)(meta(&route, &m, &found.sources, &found.query_id));
+        (self.sink)(meta(&route, &m, &found.sources, &found.query_id));
         let texts: Vec<SourceText<'_>> = found
             .sources
             .iter()
@@ -211,13 +194,13 @@ impl Workspace {
                 text: &s.hit.text,
             })
             .collect();
-        let rules = self.engine().chat();
+        let rules = self.ws.engine().chat();
         let limits = Limits {
             sentences: rules.extractive.sentences,
             per_source: rules.extractive.per_source,
             stopwords: &rules.stopwords,
         };
-        let best = extract::best_sentences(a.message, &texts, limits);
+        let best = extract::best_sentences(self.message, &texts, limits);
         let mut text = String::new();
         if let Some(c) = &found.chain {
             text.push_str(c);
@@ -225,11 +208,11 @@ impl Workspace {
         }
         text.push_str(&extract::render(&best));
         if text.trim().is_empty() {
-            text = a.msgs.no_sources.clone();
+            text = self.msgs.no_sources.clone();
         }
         let first = started.elapsed().as_secs_f64() * 1000.0;
         for line in text.split_inclusive('\n') {
-            if !(a.sink)(ChatEvent::Token {
+            if !(self.sink)(ChatEvent::Token {
                 text: line.to_string(),
             }) {
                 break;
@@ -253,7 +236,7 @@ impl Workspace {
     /// The sources as the LLM sees them (CHAT-1): each with its type, what
     /// the type means, its note, section and score.
     fn context(&self, prompts: &Prompts, sources: &[Source]) -> String {
-        let registry = &self.config().registry;
+        let registry = &self.ws.config().registry;
         sources
             .iter()
             .map(|s| {

@@ -1,8 +1,8 @@
 //! The strategy of a message: the rules, then the LLM router, then the
 //! centroids of the strategies' example phrases.
 
+use super::Asking;
 use crate::AppError;
-use crate::Workspace;
 use mindnet_chat::ChatMessage;
 use mindnet_chat::Llm;
 use mindnet_chat::Priority;
@@ -16,31 +16,28 @@ use mindnet_chat::route::RouteBy;
 use mindnet_embed::Embedder;
 use mindnet_retrieve::causal::DecisionEngine;
 use mindnet_retrieve::causal::Strategy;
-impl Workspace {
+impl Asking<'_> {
     /// The rules, then the LLM router (with an LLM), then the centroids.
-    pub(super) fn route(
-        &self,
-        message: &str,
-        prompts: &Prompts,
-        llm: Option<&Llm>,
-        warnings: &mut Vec<String>,
-    ) -> Result<Route, AppError> {
-        let engine = self.engine();
-        if let Some(r) = route::by_rules(engine, &self.config().registry, message) {
+    pub(super) fn route(&mut self) -> Result<Route, AppError> {
+        let (ws, message) = (self.ws, self.message);
+        let engine = ws.engine();
+        if let Some(r) = route::by_rules(engine, &ws.config().registry, message) {
             return Ok(r);
         }
-        if let Some(llm) = llm {
-            match self.llm_route(llm, prompts, message) {
+        if let Some(llm) = self.llm {
+            match self.llm_route(llm, self.prompts, message) {
                 Ok(Some(r)) => return Ok(r),
                 Ok(None) => {}
-                Err(e) => warnings.push(format!("LLM router: {e}; the centroids decided")),
+                Err(e) => self
+                    .warnings
+                    .push(format!("LLM router: {e}; the centroids decided")),
             }
         }
-        let centroids = self
+        let centroids = ws
             .chat
             .centroids
-            .get_or_init(|| centroids(engine, self.embedder()));
-        centroid_route(engine, self.embedder(), centroids, message, warnings)
+            .get_or_init(|| centroids(engine, ws.embedder()));
+        centroid_route(engine, ws.embedder(), centroids, message, self.warnings)
     }
 
     /// Asks the LLM for a strategy by name (structured output).
@@ -51,7 +48,7 @@ impl Workspace {
         prompts: &Prompts,
         message: &str,
     ) -> Result<Option<Route>, mindnet_chat::LlmError> {
-        let engine = self.engine();
+        let engine = self.ws.engine();
         let rules = engine.chat();
         // A question is never an interview, whoever routes it (the rules
         // and the centroids hold to this too): the LLM is not offered one.
