@@ -42,10 +42,10 @@ pub fn slugify(title: &str) -> String {
     out.trim_end_matches('-').to_string()
 }
 
-/// A vault-relative folder, checked: relative, no `..`, no hidden or
+/// A vault-relative folder (the request's `field`), checked: relative, no `..`, no hidden or
 /// encoded components.
-pub(crate) fn folder_parts(folder: &str) -> Result<Vec<String>, AppError> {
-    let bad = |why: &str| AppError::unprocessable(format!("`folder` {folder:?}: {why}"));
+pub(crate) fn folder_parts(field: &str, folder: &str) -> Result<Vec<String>, AppError> {
+    let bad = |why: &str| AppError::unprocessable(format!("`{field}` {folder:?}: {why}"));
     if folder.contains('\\') || folder.contains('\0') {
         return Err(bad("use `/` between folders"));
     }
@@ -125,12 +125,15 @@ mod tests {
 
     #[test]
     fn folders() {
-        assert!(folder_parts("../x").is_err());
-        assert!(folder_parts("/etc").is_err());
-        assert!(folder_parts("%2e%2e/x").is_err());
-        assert!(folder_parts("a/../../x").is_err());
-        assert!(folder_parts(".obsidian").is_err());
-        assert_eq!(folder_parts("Projekte/Neu").unwrap(), ["Projekte", "Neu"]);
-        assert!(folder_parts("").unwrap().is_empty());
+        assert!(folder_parts("folder", "../x").is_err());
+        assert!(folder_parts("folder", "/etc").is_err());
+        assert!(folder_parts("folder", "%2e%2e/x").is_err());
+        assert!(folder_parts("folder", "a/../../x").is_err());
+        assert!(folder_parts("folder", ".obsidian").is_err());
+        assert_eq!(
+            folder_parts("folder", "Projekte/Neu").unwrap(),
+            ["Projekte", "Neu"]
+        );
+        assert!(folder_parts("folder", "").unwrap().is_empty());
     }
 }

@@ -95,7 +95,7 @@ fn save(ws: &Workspace, req: &SaveRequest) -> Result<SaveResponse, AppError> {
     let root = vault
         .canonicalize()
         .map_err(|e| AppError::internal(format!("{}: {e}", vault.display())))?;
-    let parts = folder_parts(req.folder.as_deref().unwrap_or(""))?;
+    let parts = folder_parts("folder", req.folder.as_deref().unwrap_or(""))?;
     let dir = inside_vault(&root, &parts)?;
     let file = dir.join(format!("{slug}.md"));
     let path = rel_path(&root, &file);
