@@ -8,6 +8,7 @@ use mindnet_app::api::{Lang, QueryResponse};
 use mindnet_app::ops::ask::AskOp;
 use mindnet_app::ops::chain::ChainOp;
 use mindnet_app::ops::lint::{LintOp, Severity};
+use mindnet_app::ops::list_directory::ListDirectoryOp;
 use mindnet_app::ops::neighbors::NeighborsOp;
 use mindnet_app::ops::query::QueryOp;
 use mindnet_app::ops::read_note::ReadNoteOp;
@@ -53,6 +54,7 @@ fn printers(v: &mut impl EachPrinter) {
     v.printer::<StatusOp>();
     v.printer::<TagsOp>();
     v.printer::<ChainOp>();
+    v.printer::<ListDirectoryOp>();
 }
 
 /// `O`'s answer to `req` as text; its JSON when it has no printer.
@@ -175,5 +177,49 @@ impl Show for TagsOp {
 impl Show for ChainOp {
     fn text(_: &Self::Request, r: &Self::Response) -> String {
         crate::chain_tree(r)
+    }
+}
+
+impl Show for ListDirectoryOp {
+    /// A line a folder, then a line a note: title, type, tags, change.
+    fn text(_: &Self::Request, r: &Self::Response) -> String {
+        let folders = r.entries.iter().filter(|e| e.kind == "folder").count();
+        let place = if r.dir.is_empty() {
+            "the vault"
+        } else {
+            &r.dir
+        };
+        let mut out = format!(
+            "{place}: {folders} folders, {} notes",
+            r.entries.len() - folders
+        );
+        if r.total > r.entries.len() {
+            out += &format!(" (the first {} of {})", r.entries.len(), r.total);
+        }
+        out.push('\n');
+        for e in &r.entries {
+            let line = if e.kind == "folder" {
+                let notes = if e.notes == 1 { "note" } else { "notes" };
+                format!("  {}/  {} {notes}, changed {}", e.path, e.notes, e.modified)
+            } else {
+                let tags: Vec<String> = e.tags.iter().map(|t| format!("#{t}")).collect();
+                let kind = if e.note_type.is_empty() {
+                    "not indexed"
+                } else {
+                    &e.note_type
+                };
+                format!(
+                    "  {} ({kind}{}{}) {}  {}",
+                    e.title,
+                    if tags.is_empty() { "" } else { ", " },
+                    tags.join(" "),
+                    e.modified,
+                    e.path
+                )
+            };
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out
     }
 }

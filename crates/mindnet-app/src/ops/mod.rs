@@ -49,6 +49,7 @@ operations! {
     lint_fix::LintFixOp,
     list_notes::ListNotesOp,
     chat::ChatOp,
+    list_directory::ListDirectoryOp,
 }
 
 /// Every operation's name, in table order.
