@@ -118,7 +118,7 @@ pub(crate) fn ask(http: &reqwest::blocking::Client, base: &str, q: &str) -> Opti
 /// `GET /status`, or `None` if the server does not answer.
 pub(crate) fn status(base: &str) -> Option<Value> {
     reqwest::blocking::Client::new()
-        .get(format!("{base}/status"))
+        .get(format!("{base}{}", StatusOp::ROUTE.path))
         .send()
         .ok()?
         .json()

@@ -16,7 +16,7 @@ use axum::body::Body;
 use axum::http::{HeaderName, HeaderValue, Request, header};
 use mindnet_app::ServeSettings;
 use mindnet_app::operation::{Method, Operation};
-use mindnet_app::ops::lint_fix::FixRequest;
+use mindnet_app::ops::lint_fix::{FixRequest, LintFixOp};
 use mindnet_app::ops::{self, Visit};
 use mindnet_server::paths;
 use std::sync::LazyLock;
@@ -98,7 +98,7 @@ pub fn http(data: &[u8]) {
         None => (&[][..], rest),
     };
     // Fixing notes for real would change the vault under later inputs.
-    if route.path == "/lint/fix"
+    if route.path == LintFixOp::ROUTE.path
         && serde_json::from_slice::<FixRequest>(body).is_ok_and(|r| r.write)
     {
         return;
