@@ -7,12 +7,11 @@ use crate::{AppError, ErrorCode, Workspace};
 const ANALYZE_CHARS: usize = 4000;
 /// Titles shorter than this are not looked for in a draft's text.
 const MIN_MENTION_CHARS: usize = 4;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use crate::ops::query::MAX_K;
 use mindnet_retrieve::Query;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
-
+use utoipa::ToSchema;
 
 /// For a draft, the notes it should link and the edge kind of each.
 pub struct AnalyzeOp;
@@ -22,7 +21,8 @@ impl Operation for AnalyzeOp {
     type Response = AnalyzeResponse;
     const NAME: &'static str = "analyze";
     const ABOUT: &'static str = "For a draft, the notes it should link and the edge kind of each.";
-    const EXAMPLE: &'static str = r#"{"text": "Heute habe ich Qdrant und BM25 verglichen.", "title": "Vergleich"}"#;
+    const EXAMPLE: &'static str =
+        r#"{"text": "Heute habe ich Qdrant und BM25 verglichen.", "title": "Vergleich"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::post("/ingest/analyze");
@@ -37,7 +37,9 @@ impl Operation for AnalyzeOp {
 pub const DEFAULT_SUGGESTIONS: usize = 8;
 
 /// `POST /ingest/analyze`: for a draft, the notes it should link.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct AnalyzeRequest {
     /// The draft's Markdown.

@@ -1,13 +1,12 @@
 //! `ask`: a causal question, answered by walking the typed links.
 
+use crate::api::{Lang, QueryResponse};
+use crate::operation::ToolArgs;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
+use crate::ops::query::QueryRequest;
 use crate::{AppError, ErrorCode, Workspace};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use crate::api::{Lang, QueryResponse};
-use crate::operation::ToolArgs;
-use crate::ops::query::QueryRequest;
-
 
 /// Answer a causal question (\"Warum …?\", \"Welche Folgen …?\") with its explanation chain.
 pub struct AskOp;
@@ -16,7 +15,8 @@ impl Operation for AskOp {
     type Request = AskRequest;
     type Response = QueryResponse;
     const NAME: &'static str = "ask";
-    const ABOUT: &'static str = "Answer a causal question (\"Warum …?\", \"Welche Folgen …?\") with its explanation chain.";
+    const ABOUT: &'static str =
+        "Answer a causal question (\"Warum …?\", \"Welche Folgen …?\") with its explanation chain.";
     const EXAMPLE: &'static str = r#"{"question": "Warum habe ich mich für Qdrant entschieden?"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
@@ -42,7 +42,9 @@ impl Operation for AskOp {
 pub const ASK_K: usize = 5;
 
 /// A causal question ("Warum …?"): the explanation chain and the best notes.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct AskRequest {
     pub question: String,

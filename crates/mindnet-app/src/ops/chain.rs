@@ -1,18 +1,17 @@
 //! `chain`: a note's causes and effects, from the index or from the files.
 
-use crate::operation::{Effect, Needs, Operation, Route, Tool};
-use crate::find::find_note;
-use crate::ops::neighbors::edges_within;
-use mindnet_core::ids::note_of;
-use crate::{AppError, ErrorCode, Workspace};
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use crate::Settings;
 use crate::api::Direction;
+use crate::find::find_note;
+use crate::operation::{Effect, Needs, Operation, Route, Tool};
+use crate::ops::neighbors::edges_within;
 use crate::settings::{DEFAULT_CHAIN_HOPS, MAX_CHAIN_HOPS};
+use crate::{AppError, ErrorCode, Workspace};
+use mindnet_core::ids::note_of;
 use mindnet_lint::{ChainDirection, ChainNote};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-
+use utoipa::ToSchema;
 
 /// Preview the causal neighbourhood of a note: its causes and effects, as a tree.
 pub struct ChainOp;
@@ -21,7 +20,8 @@ impl Operation for ChainOp {
     type Request = ChainRequest;
     type Response = ChainResponse;
     const NAME: &'static str = "chain";
-    const ABOUT: &'static str = "Preview the causal neighbourhood of a note: its causes and effects, as a tree.";
+    const ABOUT: &'static str =
+        "Preview the causal neighbourhood of a note: its causes and effects, as a tree.";
     const EXAMPLE: &'static str = r#"{"note": "Qdrant als Vektordatenbank"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::FilesOrIndex;

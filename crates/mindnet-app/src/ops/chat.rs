@@ -14,8 +14,10 @@ impl Operation for ChatOp {
     type Request = ChatRequest;
     type Response = ChatResponse;
     const NAME: &'static str = "chat";
-    const ABOUT: &'static str = "Answer a message with citations and sources, or interview to draft a note.";
-    const EXAMPLE: &'static str = r#"{"message": "Warum habe ich mich für Qdrant entschieden?", "extractive": true}"#;
+    const ABOUT: &'static str =
+        "Answer a message with citations and sources, or interview to draft a note.";
+    const EXAMPLE: &'static str =
+        r#"{"message": "Warum habe ich mich für Qdrant entschieden?", "extractive": true}"#;
     const EFFECT: Effect = Effect::Writes;
     const NEEDS: Needs = Needs::Index;
     // A streamed answer runs as long as the LLM writes (each read is

@@ -1,11 +1,10 @@
 //! `config`: what this process runs with.
 
+use crate::api::NoArgs;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use crate::api::NoArgs;
-
 
 /// The configuration in use: files, model, language, LLM.
 pub struct ConfigOp;

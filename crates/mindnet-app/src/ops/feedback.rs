@@ -1,14 +1,13 @@
 //! `feedback`: rates a hit of a logged query. Needs no open index: the
 //! logs take concurrent writers from several processes.
 
+use crate::Settings;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
-use crate::Settings;
 use mindnet_core::time::now;
 use mindnet_retrieve::log::Logs;
-
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// Rate a hit of an earlier query (1-5); appended to logs/feedback.jsonl.
 pub struct FeedbackOp;
@@ -17,8 +16,10 @@ impl Operation for FeedbackOp {
     type Request = FeedbackRequest;
     type Response = FeedbackResponse;
     const NAME: &'static str = "feedback";
-    const ABOUT: &'static str = "Rate a hit of an earlier query (1-5); appended to logs/feedback.jsonl.";
-    const EXAMPLE: &'static str = r#"{"query_id": "q-0000", "node_id": "generated_answer", "score": 4}"#;
+    const ABOUT: &'static str =
+        "Rate a hit of an earlier query (1-5); appended to logs/feedback.jsonl.";
+    const EXAMPLE: &'static str =
+        r#"{"query_id": "q-0000", "node_id": "generated_answer", "score": 4}"#;
     const EFFECT: Effect = Effect::Writes;
     const NEEDS: Needs = Needs::Files;
     const ROUTE: Route = Route::post("/feedback");

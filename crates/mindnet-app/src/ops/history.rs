@@ -1,12 +1,11 @@
 //! `history`: the latest searches and chat questions, from the logs.
 
+use crate::Settings;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
+use mindnet_retrieve::log::Logs;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use crate::Settings;
-use mindnet_retrieve::log::Logs;
-
 
 /// The latest searches and chat questions, newest first.
 pub struct HistoryOp;
@@ -37,7 +36,8 @@ impl Operation for HistoryOp {
 
 /// `GET /history`: the latest searches and chat questions, newest first.
 #[derive(
-    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct HistoryRequest {
     /// How many (default 50, at most 500).

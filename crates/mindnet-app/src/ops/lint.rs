@@ -1,13 +1,12 @@
 //! `lint`: the graph linter. It works on the files, not on the index.
 
+use crate::Settings;
+use crate::api::Lang;
+use crate::operation::ToolArgs;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use crate::Settings;
-use crate::api::Lang;
-use crate::operation::ToolArgs;
-
 
 /// Check the vault's edges and links as an author: vocabulary, targets, spellings, type rules, chains.
 pub struct LintOp;
@@ -46,7 +45,19 @@ impl Operation for LintOp {
 }
 
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Default,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     #[default]
@@ -85,7 +96,9 @@ impl std::str::FromStr for Severity {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct LintRequest {
     /// Only this note (its vault-relative path).

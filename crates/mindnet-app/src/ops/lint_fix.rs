@@ -1,11 +1,10 @@
 //! `lint_fix`: the fixes the linter can make safely.
 
+use crate::Settings;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use crate::Settings;
-
 
 /// The fixes the linter can make safely, as diffs; written with `write`.
 pub struct LintFixOp;
@@ -14,7 +13,8 @@ impl Operation for LintFixOp {
     type Request = FixRequest;
     type Response = FixResponse;
     const NAME: &'static str = "lint_fix";
-    const ABOUT: &'static str = "The fixes the linter can make safely, as diffs; written with `write`.";
+    const ABOUT: &'static str =
+        "The fixes the linter can make safely, as diffs; written with `write`.";
     const EXAMPLE: &'static str = r#"{"add_inverses": true}"#;
     const EFFECT: Effect = Effect::Writes;
     const NEEDS: Needs = Needs::Files;
@@ -38,7 +38,9 @@ impl Operation for LintFixOp {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct FixRequest {
     /// Add the missing inverse of each causal edge to its target note.

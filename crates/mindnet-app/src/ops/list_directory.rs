@@ -27,8 +27,7 @@ impl Operation for ListDirectoryOp {
     type Request = ListDirectoryRequest;
     type Response = ListDirectoryResponse;
     const NAME: &'static str = "list_directory";
-    const ABOUT: &'static str =
-        "The folders and notes of a vault folder, with each note's title, type, tags and time of change.";
+    const ABOUT: &'static str = "The folders and notes of a vault folder, with each note's title, type, tags and time of change.";
     const EXAMPLE: &'static str = r#"{"dir": "Entscheidungen", "depth": 1}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
@@ -127,8 +126,7 @@ fn list_directory(
     }
     let store = ws.read();
     let catalog = store.catalog()?;
-    let by_path: HashMap<&str, &NoteState> =
-        catalog.iter().map(|n| (n.path.as_str(), n)).collect();
+    let by_path: HashMap<&str, &NoteState> = catalog.iter().map(|n| (n.path.as_str(), n)).collect();
     let mut folders: BTreeMap<String, DirEntry> = BTreeMap::new();
     let mut notes: Vec<DirEntry> = Vec::new();
     for f in &files {
@@ -153,7 +151,11 @@ fn list_directory(
             folder.modified = folder.modified.clone().max(rfc3339(secs));
         }
         if parts.len() <= depth {
-            notes.push(note_entry(&f.rel_path, by_path.get(f.rel_path.as_str()), secs));
+            notes.push(note_entry(
+                &f.rel_path,
+                by_path.get(f.rel_path.as_str()),
+                secs,
+            ));
         }
     }
     let glob = req.glob.as_deref().map(str::to_lowercase);

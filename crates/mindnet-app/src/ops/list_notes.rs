@@ -5,7 +5,6 @@ use crate::{AppError, ErrorCode, Workspace};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-
 /// A page of the indexed notes, in path order.
 pub struct ListNotesOp;
 
@@ -31,7 +30,9 @@ pub const DEFAULT_PAGE: usize = 200;
 pub const MAX_PAGE: usize = 1000;
 
 /// A page of the indexed notes, in path order.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct ListNotesRequest {
     /// How many notes to skip.

@@ -10,6 +10,10 @@
 //!
 //! The order is the order MCP clients list the tools in: what an assistant
 //! needs most first.
+//!
+//! `cargo fmt` does not look into the macro, so it leaves the operations'
+//! files alone: `rustfmt --edition 2024 crates/mindnet-app/src/ops/*.rs`
+//! formats them (`.ci/run` checks both).
 
 use crate::operation::Operation;
 

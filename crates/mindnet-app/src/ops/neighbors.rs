@@ -1,19 +1,18 @@
 //! `neighbors`: a note's neighbourhood in the link graph.
 
-use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::find::find_note;
+use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
 
 /// Beyond this a neighbourhood is not a picture any more.
 const MAX_GRAPH_NODES: usize = 300;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use crate::operation::ToolArgs;
 use mindnet_core::Canonical;
 use mindnet_core::ids::note_of;
 use mindnet_store::Store;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
-
+use utoipa::ToSchema;
 
 /// The notes within a few links of a note, and the typed edges between them.
 pub struct NeighborsOp;
@@ -22,7 +21,8 @@ impl Operation for NeighborsOp {
     type Request = NeighborsRequest;
     type Response = GraphResponse;
     const NAME: &'static str = "neighbors";
-    const ABOUT: &'static str = "The notes within a few links of a note, and the typed edges between them.";
+    const ABOUT: &'static str =
+        "The notes within a few links of a note, and the typed edges between them.";
     const EXAMPLE: &'static str = r#"{"note": "Qdrant als Vektordatenbank", "hops": 2}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;

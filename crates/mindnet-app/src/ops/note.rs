@@ -1,12 +1,11 @@
 //! `note`: a note as the index holds it.
 
-use crate::operation::{Effect, Needs, Operation, Route, Tool};
+use crate::api::{ChunkInfo, EdgeInfo, NoteInfo};
 use crate::find::find_note;
+use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use crate::api::{ChunkInfo, EdgeInfo, NoteInfo};
-
 
 /// A note as the index holds it: its chunks, and its edges in and out.
 pub struct NoteOp;
@@ -15,7 +14,8 @@ impl Operation for NoteOp {
     type Request = NoteKey;
     type Response = NoteResponse;
     const NAME: &'static str = "note";
-    const ABOUT: &'static str = "A note as the index holds it: its chunks, and its edges in and out.";
+    const ABOUT: &'static str =
+        "A note as the index holds it: its chunks, and its edges in and out.";
     const EXAMPLE: &'static str = r#"{"id": "Qdrant als Vektordatenbank"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
@@ -29,7 +29,9 @@ impl Operation for NoteOp {
 }
 
 /// `GET /notes/{id}`: which note.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
 pub struct NoteKey {
     /// note id, vault path or title
     pub id: String,

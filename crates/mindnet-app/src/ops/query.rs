@@ -1,13 +1,12 @@
 //! `query`: hybrid search (dense, BM25, the graph) with the reasons of
 //! every rank.
 
+use crate::api::{Lang, Mode, QueryResponse};
+use crate::operation::ToolArgs;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use crate::api::{Lang, Mode, QueryResponse};
-use crate::operation::ToolArgs;
-
 
 /// Hybrid search with explanations: one hit per note, each with its reasons.
 pub struct QueryOp;
@@ -16,7 +15,8 @@ impl Operation for QueryOp {
     type Request = QueryRequest;
     type Response = QueryResponse;
     const NAME: &'static str = "query";
-    const ABOUT: &'static str = "Hybrid search with explanations: one hit per note, each with its reasons.";
+    const ABOUT: &'static str =
+        "Hybrid search with explanations: one hit per note, each with its reasons.";
     const EXAMPLE: &'static str = r#"{"text": "Warum habe ich mich für Qdrant entschieden?"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
@@ -45,7 +45,9 @@ pub const DEFAULT_K: usize = 10;
 pub const MAX_K: usize = 200;
 
 /// A search. Only `text` is required.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct QueryRequest {
     /// The question or search text.

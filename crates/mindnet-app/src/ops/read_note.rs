@@ -2,18 +2,17 @@
 //! index may lag behind it by one sync), whole or one section, with the
 //! links it makes and receives, each with the note at its other end named.
 
-use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::find::find_note;
+use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use mindnet_core::Edge;
 use mindnet_core::ids::note_of;
 use mindnet_ingest::scan::SourceFile;
 use mindnet_ingest::source::read_source;
 use mindnet_store::Catalog;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
-
+use utoipa::ToSchema;
 
 /// A note as its file holds it, whole or one section, with its links in and out.
 pub struct ReadNoteOp;
@@ -22,7 +21,8 @@ impl Operation for ReadNoteOp {
     type Request = ReadNoteRequest;
     type Response = ReadNoteResponse;
     const NAME: &'static str = "read_note";
-    const ABOUT: &'static str = "A note as its file holds it, whole or one section, with its links in and out.";
+    const ABOUT: &'static str =
+        "A note as its file holds it, whole or one section, with its links in and out.";
     const EXAMPLE: &'static str = r#"{"note": "Qdrant als Vektordatenbank", "section": "Kontext"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;

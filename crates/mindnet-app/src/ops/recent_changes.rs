@@ -5,12 +5,11 @@ use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
 
 const DEFAULT_WINDOW: &str = "7d";
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use mindnet_core::time::{parse_rfc3339, rfc3339, unix_now};
 use mindnet_ingest::scan::{SourceFile, scan_vault};
 use mindnet_ingest::source::{content_hash, read_source};
-
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// The notes whose files changed lately, newest first, and whether each is indexed.
 pub struct RecentChangesOp;
@@ -19,7 +18,8 @@ impl Operation for RecentChangesOp {
     type Request = RecentRequest;
     type Response = RecentResponse;
     const NAME: &'static str = "recent_changes";
-    const ABOUT: &'static str = "The notes whose files changed lately, newest first, and whether each is indexed.";
+    const ABOUT: &'static str =
+        "The notes whose files changed lately, newest first, and whether each is indexed.";
     const EXAMPLE: &'static str = r#"{"since": "30d", "limit": 5}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;

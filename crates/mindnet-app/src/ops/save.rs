@@ -2,16 +2,15 @@
 //! vault, atomic, never overwriting unless asked) and indexes it before
 //! answering.
 
-use crate::operation::{Effect, Needs, Operation, Route, Tool};
-use crate::{AppError, ErrorCode, Workspace};
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use crate::draft::{folder_parts, inside_vault};
+use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::ops::sync::SyncRequest;
 use crate::slugify;
+use crate::{AppError, ErrorCode, Workspace};
 use mindnet_ingest::scan::rel_path;
+use serde::{Deserialize, Serialize};
 use std::io::Write;
-
+use utoipa::ToSchema;
 
 /// Write a new note into the vault and index it before answering.
 pub struct SaveOp;

@@ -1,12 +1,11 @@
 //! `status`: what the index holds and what the running sync has done.
 
+use crate::api::{NoArgs, SyncProgress};
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
+use mindnet_store::StoreMeta;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use crate::api::{NoArgs, SyncProgress};
-use mindnet_store::StoreMeta;
-
 
 /// Counts, model and last import of the index, and the running sync.
 pub struct StatusOp;

@@ -1,11 +1,10 @@
 //! `sync`: brings the index up to date with the vault.
 
+use crate::api::SyncSummary;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use crate::api::SyncSummary;
-
 
 /// Bring the index up to date with the vault, or with the files that changed.
 pub struct SyncOp;
@@ -14,7 +13,8 @@ impl Operation for SyncOp {
     type Request = SyncRequest;
     type Response = SyncSummary;
     const NAME: &'static str = "sync";
-    const ABOUT: &'static str = "Bring the index up to date with the vault, or with the files that changed.";
+    const ABOUT: &'static str =
+        "Bring the index up to date with the vault, or with the files that changed.";
     const EXAMPLE: &'static str = r#"{}"#;
     const EFFECT: Effect = Effect::Writes;
     const NEEDS: Needs = Needs::Index;
@@ -28,7 +28,9 @@ impl Operation for SyncOp {
 }
 
 /// A sync of the whole vault, or of the files that changed.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct SyncRequest {
     /// Only these files changed (vault-relative, `/`-separated): they are

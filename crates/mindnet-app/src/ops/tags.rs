@@ -5,9 +5,8 @@
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 use std::collections::{BTreeMap, BTreeSet};
-
+use utoipa::ToSchema;
 
 /// The tags of the indexed notes, most used first, with their counts.
 pub struct TagsOp;
@@ -16,7 +15,8 @@ impl Operation for TagsOp {
     type Request = TagsRequest;
     type Response = TagsResponse;
     const NAME: &'static str = "tags";
-    const ABOUT: &'static str = "The tags of the indexed notes, most used first, with their counts.";
+    const ABOUT: &'static str =
+        "The tags of the indexed notes, most used first, with their counts.";
     const EXAMPLE: &'static str = r#"{"prefix": "k"}"#;
     const EFFECT: Effect = Effect::Reads;
     const NEEDS: Needs = Needs::Index;
@@ -37,14 +37,7 @@ impl Operation for TagsOp {
 
 /// `GET /tags`: every tag of the index and how many notes carry it.
 #[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    Serialize,
-    Deserialize,
-    ToSchema,
-    schemars::JsonSchema,
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema, schemars::JsonSchema,
 )]
 #[serde(deny_unknown_fields)]
 pub struct TagsRequest {
