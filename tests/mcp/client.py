@@ -25,7 +25,8 @@ from mcp.shared.exceptions import MCPError
 SNAPSHOT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                         "../../crates/mindnet-server/tests/data/mcp-tools.json")
 with open(SNAPSHOT, encoding="utf-8") as f:
-    TOOLS = {t["name"] for t in json.load(f)}
+    DECLARED = {t["name"]: t for t in json.load(f)}
+TOOLS = set(DECLARED)
 
 
 def check(cond, what, detail=""):
@@ -63,8 +64,10 @@ async def run(client):
             f"{t.name} has a schema and a description",
         )
         a = t.annotations
-        check(a is not None and a.read_only_hint == (t.name != "write_note"), f"{t.name} annotations", a)
+        declared = DECLARED[t.name]["annotations"]["readOnlyHint"]
+        check(a is not None and a.read_only_hint == declared, f"{t.name} annotations", a)
     check(by_name["write_note"].annotations.destructive_hint is True, "write_note is marked destructive")
+    check(by_name["search"].annotations.read_only_hint is True, "search is marked read-only")
     check(by_name["search"].input_schema["required"] == ["query"], "search needs a query")
 
     # search: hits with title, path, snippet, score and reasons.
@@ -203,6 +206,16 @@ async def run(client):
         raise AssertionError("an unknown note must be an error")
     except MCPError as e:
         check("gibt-es-nicht" in str(e), "an unknown resource is a protocol error", e)
+
+    # delete_note: the note written above goes into the vault's trash and
+    # out of the index (a note of the demo vault stays: the run is repeated).
+    r = await call(client, "delete_note", {"note": "etc-passwd.md"})
+    check(not r.is_error, "delete_note deletes", text_of(r))
+    gone = r.structured_content
+    check(gone["trashed"].startswith(".trash/etc-passwd"), "the note is in the trash", gone)
+    check(gone["linked_from"] == [], "no note linked it", gone)
+    await tool_error(client, "read_note", {"note": "etc-passwd.md"}, "not_found")
+    await tool_error(client, "delete_note", {"note": "etc-passwd.md"}, "not_found")
     print("ok")
 
 

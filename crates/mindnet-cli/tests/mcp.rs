@@ -128,7 +128,12 @@ fn the_python_sdk_drives_every_tool_over_stdio() {
             .map(|p| mindnet_app::vault_path(dir.path(), &p))
             .collect();
         added.sort();
-        assert_eq!(added, ["etc-passwd.md", "inbox/mcp-notiz.md"], "{mode}");
+        // (delete_note moved the first into the vault's trash.)
+        assert_eq!(
+            added,
+            [".trash/etc-passwd.md", "inbox/mcp-notiz.md"],
+            "{mode}"
+        );
         assert_untouched(dir.outside.path());
     }
 }
@@ -181,7 +186,8 @@ fn the_python_sdk_drives_every_tool_with_the_index_on_a_qdrant_server() {
     assert_untouched(outside.path());
     // Everything came from the server: no index was made in the vault.
     assert!(!vault.path().join(".mindnet/qdrant").exists());
-    // write_note's two notes reached the server's index.
+    // write_note's note reached the server's index, and the one that
+    // delete_note moved into the trash left it.
     let store = mindnet_store::ServerStore::open_existing(&mindnet_store::ServerConfig {
         prefix: "mcp".into(),
         ..mindnet_store::ServerConfig::new(q.url())
@@ -192,12 +198,14 @@ fn the_python_sdk_drives_every_tool_with_the_index_on_a_qdrant_server() {
         .into_iter()
         .map(|n| n.path)
         .collect();
-    for p in ["etc-passwd.md", "inbox/mcp-notiz.md"] {
-        assert!(
-            paths.iter().any(|x| x == p),
-            "{p} not on the server: {paths:?}"
-        );
-    }
+    assert!(
+        paths.iter().any(|x| x == "inbox/mcp-notiz.md"),
+        "inbox/mcp-notiz.md not on the server: {paths:?}"
+    );
+    assert!(
+        !paths.iter().any(|x| x == "etc-passwd.md"),
+        "the deleted note is still on the server: {paths:?}"
+    );
 }
 
 #[test]

@@ -87,12 +87,46 @@ pub fn warm_up() {
 }
 
 /// After every input: nothing beside the vault, and every note the input
-/// saved is inside the vault (and removed again).
+/// saved is inside the vault (and removed again); a note it deleted (into
+/// the vault's trash) comes back.
 pub(crate) fn clean_up(f: &Fixture) {
     for path in new_notes(f) {
         undo_save(f, &path);
     }
+    undo_deletes(f);
     beside_vault_untouched(f);
+}
+
+/// The example's notes the input deleted, back in place and in the index;
+/// the trash emptied.
+fn undo_deletes(f: &Fixture) {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/vault");
+    let mut missing = Vec::new();
+    walk(&example, &mut |p| {
+        let rel = p.strip_prefix(&example).expect("inside the example");
+        if !f.vault.join(rel).exists() {
+            missing.push(rel.to_string_lossy().replace('\\', "/"));
+        }
+    });
+    let _ = std::fs::remove_dir_all(f.vault.join(".trash"));
+    if missing.is_empty() {
+        return;
+    }
+    for rel in &missing {
+        let to = f.vault.join(rel);
+        if let Some(dir) = to.parent() {
+            std::fs::create_dir_all(dir).expect("the note's folder");
+        }
+        std::fs::copy(example.join(rel), &to).expect("restore a deleted note");
+    }
+    f.ws.sync(
+        &SyncRequest {
+            paths: missing,
+            ..SyncRequest::default()
+        },
+        &(),
+    )
+    .expect("the index has the restored notes");
 }
 
 fn beside_vault_untouched(f: &Fixture) {

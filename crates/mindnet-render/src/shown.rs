@@ -7,6 +7,7 @@ use mindnet_app::Operation;
 use mindnet_app::api::{Lang, QueryResponse};
 use mindnet_app::ops::ask::AskOp;
 use mindnet_app::ops::chain::ChainOp;
+use mindnet_app::ops::delete_note::DeleteNoteOp;
 use mindnet_app::ops::lint::{LintOp, Severity};
 use mindnet_app::ops::list_directory::ListDirectoryOp;
 use mindnet_app::ops::neighbors::NeighborsOp;
@@ -55,6 +56,7 @@ fn printers(v: &mut impl EachPrinter) {
     v.printer::<TagsOp>();
     v.printer::<ChainOp>();
     v.printer::<ListDirectoryOp>();
+    v.printer::<DeleteNoteOp>();
 }
 
 /// `O`'s answer to `req` as text; its JSON when it has no printer.
@@ -219,6 +221,26 @@ impl Show for ListDirectoryOp {
             };
             out.push_str(&line);
             out.push('\n');
+        }
+        out
+    }
+}
+
+impl Show for DeleteNoteOp {
+    /// Where the note went, and the notes whose links now lead nowhere.
+    fn text(_: &Self::Request, r: &Self::Response) -> String {
+        let mut out = format!("Moved {} ({}) to {}\n", r.title, r.path, r.trashed);
+        if r.linked_from.is_empty() {
+            out.push_str("No other note linked it.\n");
+            return out;
+        }
+        out.push_str("These notes linked it; their links now lead nowhere:\n");
+        for n in &r.linked_from {
+            let links = if n.links == 1 { "link" } else { "links" };
+            out.push_str(&format!(
+                "  {} ({}), {} {links}\n",
+                n.title, n.path, n.links
+            ));
         }
         out
     }

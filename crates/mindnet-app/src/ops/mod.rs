@@ -54,6 +54,7 @@ operations! {
     list_notes::ListNotesOp,
     chat::ChatOp,
     list_directory::ListDirectoryOp,
+    delete_note::DeleteNoteOp,
 }
 
 /// Every operation's name, in table order.
