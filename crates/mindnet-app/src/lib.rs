@@ -3,16 +3,15 @@
 //!
 //! - `Settings` settles every default and environment variable once.
 //! - `Workspace` owns one open index (store, embedder, configuration) and
-//!   offers the typed operations: sync, query, ask, feedback, note,
-//!   read_note, recent_changes, neighbors, chain, status, analyze, save,
-//!   chat. Reads run from many threads
-//!   while a sync writes (see `workspace.rs` for the invariants).
-//! - `ops` is the operation table: each operation's types, route, tool and
-//!   handler, and the `Service` every transport calls (`Workspace` here,
-//!   the HTTP client there).
+//!   what the operations share: the read lock, checked queries, the sync,
+//!   the chat. Reads run from many threads while a sync writes (see
+//!   `workspace.rs` for the invariants).
+//! - `ops/` holds the operations, one file each; `operation.rs` what an
+//!   operation declares; `service.rs` the `Service` every transport calls
+//!   (`Workspace` and `Local` here, the HTTP client there).
 //! - `import`, `evaluate` and `tune` are the jobs that open an index only
 //!   for their own run.
-//! - `api` holds the request and response types, converted from the
+//! - `api` holds the types several operations share, converted from the
 //!   internal ones at this boundary.
 
 pub mod api;

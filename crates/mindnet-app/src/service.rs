@@ -11,7 +11,7 @@ pub trait Service {
     fn call<O: Operation>(&self, req: &O::Request) -> Result<O::Response, AppError>;
 
     /// `chat`, streamed: `sink` gets each event, and a `false` from it
-    /// cancels the answer. (Not a table entry: its answer is a stream.)
+    /// cancels the answer. (`call::<ChatOp>` answers whole.)
     fn chat(
         &self,
         req: &ChatRequest,
