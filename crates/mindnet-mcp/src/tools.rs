@@ -115,10 +115,26 @@ mod tests {
     use mindnet_app::ops::query::SearchArgs;
     use mindnet_app::ops::read_note::ReadNoteRequest;
 
+    /// Whether each tool's operation only reads, by tool name.
+    fn reads() -> std::collections::HashMap<&'static str, bool> {
+        struct Reads(std::collections::HashMap<&'static str, bool>);
+        impl Visit for Reads {
+            fn op<O: Operation>(&mut self) {
+                if let Some(t) = O::TOOL {
+                    self.0.insert(t.name, O::EFFECT == Effect::Reads);
+                }
+            }
+        }
+        let mut r = Reads(Default::default());
+        ops::visit(&mut r);
+        r.0
+    }
+
     #[test]
     fn every_tool_has_an_object_schema_and_annotations() {
         let tools = list();
         assert!(!tools.is_empty());
+        let reads = reads();
         for t in tools {
             assert_eq!(
                 t.input_schema.get("type"),
@@ -128,8 +144,12 @@ mod tests {
             );
             assert!(t.input_schema.contains_key("properties"), "{}", t.name);
             let a = t.annotations.as_ref().unwrap();
-            assert_eq!(a.read_only_hint, Some(t.name != "write_note"), "{}", t.name);
+            let read_only = reads[t.name.as_ref()];
+            assert_eq!(a.read_only_hint, Some(read_only), "{}", t.name);
+            assert_eq!(a.destructive_hint, Some(!read_only), "{}", t.name);
         }
+        assert!(reads["search"]);
+        assert!(!reads["write_note"]);
         let search = get("search").unwrap();
         let props = search.input_schema["properties"].as_object().unwrap();
         assert!(props["filters"]["properties"]["type"].is_object());
