@@ -384,6 +384,14 @@ fn ready_is_503_until_the_index_has_opened_and_health_agrees() {
             ["opening", "ok"].contains(&health["status"].as_str().unwrap_or("")),
             "{health}"
         );
+        // A 503 says when to ask again; an operation that reads only the
+        // files and the logs answers while the index opens.
+        let r = reqwest::blocking::get(s.url("/ready")).unwrap();
+        if r.status().as_u16() == 503 {
+            assert_eq!(r.headers()["retry-after"], "2");
+        }
+        let (history, body) = s.get("/history");
+        assert_eq!(history, 200, "{body}");
         waited += 1;
         assert!(started.elapsed() < Duration::from_secs(120), "never ready");
         std::thread::sleep(Duration::from_millis(5));
