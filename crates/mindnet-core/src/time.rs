@@ -11,6 +11,13 @@ pub fn unix_now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// When the file at `path` last changed, in seconds since the epoch
+/// (`None` when its time cannot be read).
+pub fn modified_secs(path: &std::path::Path) -> Option<u64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    Some(modified.duration_since(UNIX_EPOCH).ok()?.as_secs())
+}
+
 /// Now, as RFC 3339 (UTC): the one clock of records, logs and reports.
 pub fn now() -> String {
     rfc3339(unix_now())

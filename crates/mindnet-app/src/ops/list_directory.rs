@@ -7,7 +7,7 @@
 use crate::draft::folder_parts;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
-use mindnet_core::time::rfc3339;
+use mindnet_core::time::{modified_secs, rfc3339};
 use mindnet_ingest::scan::scan_vault;
 use mindnet_store::NoteState;
 use serde::{Deserialize, Serialize};
@@ -133,7 +133,7 @@ fn list_directory(
         let Some(rest) = f.rel_path.strip_prefix(&prefix) else {
             continue;
         };
-        let secs = modified(&f.abs_path);
+        let stamp = rfc3339(modified_secs(&f.abs_path).unwrap_or(0));
         let parts: Vec<&str> = rest.split('/').collect();
         // Every folder between the listed one and the note, up to the depth.
         for level in 1..parts.len().min(depth + 1) {
@@ -148,13 +148,15 @@ fn list_directory(
                 notes: 0,
             });
             folder.notes += 1;
-            folder.modified = folder.modified.clone().max(rfc3339(secs));
+            if stamp > folder.modified {
+                folder.modified = stamp.clone();
+            }
         }
         if parts.len() <= depth {
             notes.push(note_entry(
                 &f.rel_path,
                 by_path.get(f.rel_path.as_str()),
-                secs,
+                stamp,
             ));
         }
     }
@@ -177,7 +179,7 @@ fn list_directory(
 }
 
 /// A note's entry: what the index knows of it, else its file name.
-fn note_entry(path: &str, known: Option<&&NoteState>, secs: u64) -> DirEntry {
+fn note_entry(path: &str, known: Option<&&NoteState>, modified: String) -> DirEntry {
     let stem = path
         .rsplit('/')
         .next()
@@ -190,18 +192,9 @@ fn note_entry(path: &str, known: Option<&&NoteState>, secs: u64) -> DirEntry {
         title: known.map_or(stem, |n| n.title.clone()),
         note_type: known.map(|n| n.note_type.clone()).unwrap_or_default(),
         tags: known.map(|n| n.tags.clone()).unwrap_or_default(),
-        modified: rfc3339(secs),
+        modified,
         notes: 0,
     }
-}
-
-/// When a file changed, in seconds since the epoch (0 if unknown).
-fn modified(path: &std::path::Path) -> u64 {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_secs())
 }
 
 /// Whether `name` matches `pattern`: `*` any characters, `?` one.

@@ -5,7 +5,7 @@ use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
 
 const DEFAULT_WINDOW: &str = "7d";
-use mindnet_core::time::{parse_rfc3339, rfc3339, unix_now};
+use mindnet_core::time::{modified_secs, parse_rfc3339, rfc3339, unix_now};
 use mindnet_ingest::scan::{SourceFile, scan_vault};
 use mindnet_ingest::source::{content_hash, read_source};
 use serde::{Deserialize, Serialize};
@@ -95,11 +95,7 @@ fn recent_changes(ws: &Workspace, req: &RecentRequest) -> Result<RecentResponse,
         .files
         .into_iter()
         .filter_map(|f| {
-            let modified = std::fs::metadata(&f.abs_path).ok()?.modified().ok()?;
-            let secs = modified
-                .duration_since(std::time::UNIX_EPOCH)
-                .ok()?
-                .as_secs();
+            let secs = modified_secs(&f.abs_path)?;
             (secs >= since).then_some((secs, f))
         })
         .collect();
