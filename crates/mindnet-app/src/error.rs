@@ -82,6 +82,9 @@ impl ErrorCode {
 pub struct AppError {
     pub code: ErrorCode,
     pub message: String,
+    /// With a conflict over a note: the version its file has now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// The JSON body of every error response: `{"error": {"code", "message"}}`.
@@ -95,7 +98,12 @@ impl AppError {
         AppError {
             code,
             message: message.into(),
+            version: None,
         }
+    }
+    pub fn with_version(mut self, version: String) -> Self {
+        self.version = Some(version);
+        self
     }
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::BadRequest, message)

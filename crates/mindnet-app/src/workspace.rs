@@ -47,6 +47,9 @@ pub struct Workspace {
     pub(crate) logs: Logs,
     pub(crate) chat: crate::chat::ChatServices,
     sync_lock: Mutex<()>,
+    /// Held by every operation that changes notes (`writes.rs`), from its
+    /// read of a file to its sync: two writers never interleave.
+    write_lock: Mutex<()>,
     progress: Tracker,
     /// Set when the process shuts down: a running sync stops after its
     /// current batch.
@@ -132,9 +135,15 @@ impl Workspace {
             embedder,
             store,
             sync_lock: Mutex::new(()),
+            write_lock: Mutex::new(()),
             progress: Tracker::default(),
             stop: AtomicBool::new(false),
         })
+    }
+
+    /// The lock of the operations that change notes.
+    pub(crate) fn writing(&self) -> MutexGuard<'_, ()> {
+        lock(&self.write_lock)
     }
 
     pub fn settings(&self) -> &Settings {

@@ -206,6 +206,7 @@ fn save(backend: &Backend, last: Option<&ChatResponse>, rest: &[&str]) {
         tags: Vec::new(),
         folder,
         overwrite,
+        version: None,
     };
     match backend.call::<SaveOp>(&req) {
         Ok(r) => println!("gespeichert: {} ({})", r.path, r.note_id),

@@ -91,7 +91,7 @@ impl ParsedNote {
     }
 }
 
-fn options() -> Options {
+pub(crate) fn options() -> Options {
     Options::ENABLE_WIKILINKS
         | Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH

@@ -139,6 +139,12 @@ impl Resolver {
         Resolution::Unresolved
     }
 
+    /// How many notes have the file name `name` (any folder): a link by
+    /// file name alone is unambiguous when one does.
+    pub fn named(&self, name: &str) -> usize {
+        self.by_stem.get(&link_key(name)).map_or(0, Vec::len)
+    }
+
     fn pick(&self, candidates: &[usize], from_path: &str) -> Resolution {
         fn folder(p: &str) -> &str {
             p.rsplit_once('/').map_or("", |(d, _)| d)

@@ -19,6 +19,7 @@ use crate::links::{kind_position, written_kind};
 use crate::names::{NameIndex, Similar, is_missing};
 use crate::{LinkRef, LintConfig, Vault, detect_lang, load_notes, resolve_links};
 use mindnet_core::Canonical;
+use mindnet_ingest::note_bytes::Encoding;
 use mindnet_ingest::{Config, IngestError};
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -54,35 +55,6 @@ pub enum FixError {
     },
     #[error("{0}: changed since it was read; not written (run the fix again)")]
     Changed(PathBuf),
-}
-
-/// How a file's bytes map to the text the parser saw.
-struct Encoding {
-    bom: bool,
-    crlf: bool,
-}
-
-/// The text of a file as the parser sees it, if it can be written back
-/// byte for byte.
-fn encoding(raw: &[u8], text: &str) -> Option<Encoding> {
-    let bom = raw.starts_with(b"\xEF\xBB\xBF");
-    let body = std::str::from_utf8(if bom { &raw[3..] } else { raw }).ok()?;
-    let crlf = body.contains("\r\n");
-    let enc = Encoding { bom, crlf };
-    (encode(&enc, text) == raw).then_some(enc)
-}
-
-fn encode(enc: &Encoding, text: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(text.len() + 3);
-    if enc.bom {
-        out.extend_from_slice(b"\xEF\xBB\xBF");
-    }
-    if enc.crlf {
-        out.extend_from_slice(text.replace('\n', "\r\n").as_bytes());
-    } else {
-        out.extend_from_slice(text.as_bytes());
-    }
-    out
 }
 
 struct Edit {
@@ -138,7 +110,7 @@ pub fn plan_fixes(
             path: path.clone(),
             source,
         })?;
-        let Some(enc) = encoding(&raw, &note.text) else {
+        let Some(enc) = Encoding::of(&raw, &note.text) else {
             skipped.push(format!(
                 "{}: not fixed (invalid UTF-8 or mixed line endings would not survive a rewrite)",
                 note.path
@@ -148,7 +120,7 @@ pub fn plan_fixes(
         let edits = plan.edits.remove(&i).unwrap_or_default();
         let appends = plan.appends.remove(&i).unwrap_or_default();
         let (text, fixes) = applied(&note.text, edits, appends);
-        let new = encode(&enc, &text);
+        let new = enc.encode(&text);
         if new != raw {
             out.push(FileFix {
                 path: note.path.clone(),
@@ -297,19 +269,11 @@ fn applied(
 
 /// Writes one fix atomically, unless the file changed since it was read.
 pub fn write_fix(root: &Path, fix: &FileFix) -> Result<(), FixError> {
-    let path = root.join(&fix.path);
-    let io = |source| FixError::Io {
-        path: path.clone(),
-        source,
-    };
-    let tmp = path.with_extension("md.mindnet-fix");
-    std::fs::write(&tmp, &fix.new).map_err(io)?;
-    let now = std::fs::read(&path).map_err(io)?;
-    if now != fix.old {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(FixError::Changed(path));
-    }
-    std::fs::rename(&tmp, &path).map_err(io)
+    use mindnet_core::file::{ReplaceError, replace_if_unchanged};
+    replace_if_unchanged(&root.join(&fix.path), &fix.old, &fix.new).map_err(|e| match e {
+        ReplaceError::Changed { path, .. } => FixError::Changed(path),
+        ReplaceError::Io { path, source } => FixError::Io { path, source },
+    })
 }
 
 /// A unified diff of one file (one hunk around the changed lines, three

@@ -7,11 +7,12 @@
 use crate::find::find_note;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::ops::sync::SyncRequest;
+use crate::writes::{checked_file, read_for_change};
 use crate::{AppError, ErrorCode, Workspace};
 use mindnet_store::Store;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use utoipa::ToSchema;
 
 /// Obsidian's trash folder, relative to the vault.
@@ -56,6 +57,9 @@ impl Operation for DeleteNoteOp {
 pub struct DeleteNoteRequest {
     /// The note's title, alias, vault path or id.
     pub note: String,
+    /// The note's version as read_note gave it: refused if the file changed since.
+    #[serde(default)]
+    pub version: Option<String>,
 }
 
 /// A note that linked the deleted one.
@@ -82,6 +86,7 @@ pub struct DeleteNoteResponse {
 
 fn delete_note(ws: &Workspace, req: &DeleteNoteRequest) -> Result<DeleteNoteResponse, AppError> {
     let vault = ws.settings().require_vault()?;
+    let _writing = ws.writing();
     let (state, linked_from) = {
         let store = ws.read();
         let state = find_note(&*store, &req.note)?;
@@ -89,6 +94,9 @@ fn delete_note(ws: &Workspace, req: &DeleteNoteRequest) -> Result<DeleteNoteResp
         (state, linked_from)
     };
     let from = checked_file(vault, &state.path)?;
+    if let Some(v) = &req.version {
+        read_for_change(vault, &state.path, Some(v))?;
+    }
     let trashed = free_place(vault, &state.path);
     let to = vault.join(&trashed);
     if let Some(dir) = to.parent() {
@@ -98,6 +106,9 @@ fn delete_note(ws: &Workspace, req: &DeleteNoteRequest) -> Result<DeleteNoteResp
     std::fs::rename(&from, &to).map_err(|e| {
         AppError::internal(format!("{}: cannot move it to {trashed}: {e}", state.path))
     })?;
+    for dir in [from.parent(), to.parent()].into_iter().flatten() {
+        mindnet_core::file::sync_folder(dir);
+    }
     // The path is gone: the sync deletes the note and re-plans the notes
     // whose links named it, which now lead nowhere.
     ws.sync(
@@ -139,22 +150,6 @@ fn linking_notes(store: &dyn Store, id: &str) -> Result<Vec<LinkingNote>, AppErr
         .collect();
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
-}
-
-/// The note's file, if it is a file of the vault: its folder (symlinks
-/// followed) inside the vault.
-fn checked_file(vault: &Path, rel: &str) -> Result<PathBuf, AppError> {
-    let file = vault.join(rel);
-    let outside = || AppError::unprocessable(format!("{rel}: not a file inside the vault"));
-    let root = vault.canonicalize().map_err(|_| outside())?;
-    let folder = file
-        .parent()
-        .and_then(|p| p.canonicalize().ok())
-        .ok_or_else(outside)?;
-    if !folder.starts_with(&root) || !file.is_file() {
-        return Err(outside());
-    }
-    Ok(file)
 }
 
 /// A place in the trash for `rel` that holds nothing yet: its own path

@@ -54,6 +54,7 @@ operations! {
     list_notes::ListNotesOp,
     chat::ChatOp,
     list_directory::ListDirectoryOp,
+    edit_note::EditNoteOp,
     delete_note::DeleteNoteOp,
 }
 

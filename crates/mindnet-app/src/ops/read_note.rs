@@ -4,11 +4,13 @@
 
 use crate::find::find_note;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
+use crate::sections::find_section;
 use crate::{AppError, ErrorCode, Workspace};
 use mindnet_core::Edge;
 use mindnet_core::ids::note_of;
+use mindnet_ingest::note_bytes::version_of;
 use mindnet_ingest::scan::SourceFile;
-use mindnet_ingest::source::read_source;
+use mindnet_ingest::source::{decode, read_source};
 use mindnet_store::Catalog;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -77,6 +79,10 @@ pub struct ReadNoteResponse {
     pub note_type: String,
     pub status: String,
     pub path: String,
+    /// The version of the file (a hash of its bytes): give it to a write
+    /// (`edit_note`, `move_note`, …) and the write is refused if the file
+    /// changed since.
+    pub version: String,
     /// The section that was asked for, as its heading reads.
     pub section: Option<String>,
     /// The file's text (frontmatter included), or the section's.
@@ -117,25 +123,16 @@ fn read_note(ws: &Workspace, req: &ReadNoteRequest) -> Result<ReadNoteResponse, 
         );
         (state, out, inc)
     };
-    let text = note_file(ws, &state.path)?;
+    let (text, version) = note_file(ws, &state.path)?;
     let parsed = mindnet_ingest::parse::parse(&text);
     let headings: Vec<String> = parsed.headings.iter().map(|h| h.text.clone()).collect();
     let (section, text) = match &req.section {
         None => (None, text),
         Some(wanted) => {
-            let (heading, range) =
-                section(&parsed.headings, wanted, text.len()).ok_or_else(|| {
-                    AppError::bad_request(format!(
-                        "`section`: {} has no heading {wanted:?}; its headings: {}",
-                        state.path,
-                        if headings.is_empty() {
-                            "none".to_string()
-                        } else {
-                            headings.join(" | ")
-                        }
-                    ))
-                })?;
-            (Some(heading), text[range].trim_end().to_string())
+            let s = find_section(&text, &parsed.headings, wanted).map_err(|why| {
+                AppError::bad_request(format!("`section`: {}: {why}", state.path))
+            })?;
+            (Some(s.heading), text[s.range].trim_end().to_string())
         }
     };
     Ok(ReadNoteResponse {
@@ -144,6 +141,7 @@ fn read_note(ws: &Workspace, req: &ReadNoteRequest) -> Result<ReadNoteResponse, 
         note_type: state.note_type,
         status: state.status.as_str().to_string(),
         path: state.path,
+        version,
         section,
         text,
         headings,
@@ -152,16 +150,29 @@ fn read_note(ws: &Workspace, req: &ReadNoteRequest) -> Result<ReadNoteResponse, 
     })
 }
 
-/// The text of a vault file the index knows, read only inside the vault.
-fn note_file(ws: &Workspace, rel: &str) -> Result<String, AppError> {
+/// The text of a vault file the index knows, read only inside the vault,
+/// and the version of its bytes.
+fn note_file(ws: &Workspace, rel: &str) -> Result<(String, String), AppError> {
     let vault = ws.settings().require_vault()?;
     let file = SourceFile {
         rel_path: rel.to_string(),
         abs_path: vault.join(rel),
     };
     inside(vault, &file)?;
-    read_source(&file, ws.settings().max_note_bytes)
-        .map(|s| s.text)
+    let max = ws.settings().max_note_bytes;
+    let len = std::fs::metadata(&file.abs_path).map_or(0, |m| m.len());
+    if len > max {
+        // read_source names the limit and the flag that raises it.
+        return Err(read_source(&file, max).err().map_or_else(
+            || AppError::not_found(rel),
+            |w| AppError::unprocessable(w.to_string()),
+        ));
+    }
+    let bytes = std::fs::read(&file.abs_path)
+        .map_err(|e| AppError::not_found(format!("{rel}: cannot read it: {e}")))?;
+    let version = version_of(&bytes);
+    decode(&file, bytes)
+        .map(|s| (s.text, version))
         .map_err(|w| AppError::not_found(w.to_string()))
 }
 
@@ -213,43 +224,5 @@ fn inside(vault: &Path, file: &SourceFile) -> Result<(), AppError> {
             "{}: leads outside the vault; not read",
             file.rel_path
         )))
-    }
-}
-
-/// The section under the heading `wanted` (case-insensitive, `#`s
-/// optional): from its heading to the next heading of the same or a higher
-/// level.
-fn section(
-    headings: &[mindnet_ingest::parse::Heading],
-    wanted: &str,
-    len: usize,
-) -> Option<(String, std::ops::Range<usize>)> {
-    let wanted = wanted.trim().trim_start_matches('#').trim().to_lowercase();
-    let i = headings
-        .iter()
-        .position(|h| h.text.to_lowercase() == wanted)?;
-    let h = &headings[i];
-    let end = headings[i + 1..]
-        .iter()
-        .find(|n| n.level <= h.level)
-        .map_or(len, |n| n.range.start);
-    Some((h.text.clone(), h.range.start..end))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::section;
-
-    #[test]
-    fn sections() {
-        let text = "---\ntitle: X\n---\n# A\n\none\n\n## B\n\ntwo\n\n# C\n\nthree\n";
-        let parsed = mindnet_ingest::parse::parse(text);
-        let (h, r) = section(&parsed.headings, "## b", text.len()).unwrap();
-        assert_eq!((h.as_str(), &text[r]), ("B", "## B\n\ntwo\n\n"));
-        let (_, r) = section(&parsed.headings, "A", text.len()).unwrap();
-        assert_eq!(&text[r], "# A\n\none\n\n## B\n\ntwo\n\n");
-        let (_, r) = section(&parsed.headings, "c", text.len()).unwrap();
-        assert_eq!(&text[r], "# C\n\nthree\n");
-        assert!(section(&parsed.headings, "D", text.len()).is_none());
     }
 }

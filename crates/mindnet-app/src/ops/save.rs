@@ -6,10 +6,11 @@ use crate::draft::{folder_parts, inside_vault};
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::ops::sync::SyncRequest;
 use crate::slugify;
+use crate::writes::{findings_for, read_for_change, replace};
 use crate::{AppError, ErrorCode, Workspace};
+use mindnet_ingest::note_bytes::version_of;
 use mindnet_ingest::scan::rel_path;
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use utoipa::ToSchema;
 
 /// Write a new note into the vault and index it before answering.
@@ -63,6 +64,10 @@ pub struct SaveRequest {
     /// file is an error and stays untouched).
     #[serde(default)]
     pub overwrite: bool,
+    /// With `overwrite`: the version of the file being replaced, as
+    /// read_note gave it; refused if the file changed since.
+    #[serde(default)]
+    pub version: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -72,6 +77,11 @@ pub struct SaveResponse {
     pub path: String,
     /// False when an existing file was replaced.
     pub created: bool,
+    /// The file's version, for a later write.
+    pub version: String,
+    /// What the linter finds in the note (links to missing notes, split
+    /// spellings, type rules), to mend in the next call.
+    pub findings: Vec<crate::ops::lint::Finding>,
     pub sync: crate::api::SyncSummary,
 }
 
@@ -98,7 +108,8 @@ fn save(ws: &Workspace, req: &SaveRequest) -> Result<SaveResponse, AppError> {
     let dir = inside_vault(&root, &parts)?;
     let file = dir.join(format!("{slug}.md"));
     let path = rel_path(&root, &file);
-    let existed = match std::fs::symlink_metadata(&file) {
+    let _writing = ws.writing();
+    let old = match std::fs::symlink_metadata(&file) {
         Ok(m) if m.file_type().is_symlink() || !m.is_file() => {
             return Err(AppError::unprocessable(format!(
                 "{}: exists and is not a plain file; not touched",
@@ -110,31 +121,21 @@ fn save(ws: &Workspace, req: &SaveRequest) -> Result<SaveResponse, AppError> {
                 "{path}: a note of this name exists; give `overwrite: true` to replace it"
             )));
         }
-        Ok(_) => true,
-        Err(_) => false,
+        Ok(_) => Some(read_for_change(&root, &path, req.version.as_deref())?.note),
+        Err(_) if req.version.is_some() => {
+            return Err(AppError::conflict(format!(
+                "{path}: no such note any more; `version` names a file that is gone"
+            )));
+        }
+        Err(_) => None,
     };
+    let existed = old.is_some();
     let text = note_text(req, title);
-    let io = |e: std::io::Error| AppError::internal(format!("{}: {e}", file.display()));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".mindnet-save-")
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .map_err(io)?;
-    tmp.write_all(text.as_bytes()).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    if req.overwrite {
-        tmp.persist(&file).map_err(|e| io(e.error))?;
-    } else {
-        tmp.persist_noclobber(&file).map_err(|e| {
-            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
-                AppError::conflict(format!(
-                    "{path}: a note of this name appeared meanwhile; not overwritten"
-                ))
-            } else {
-                io(e.error)
-            }
-        })?;
-    }
+    let new = old
+        .as_ref()
+        .map_or_else(|| text.clone().into_bytes(), |n| n.encode(&text));
+    let before = old.as_ref().map_or(&[][..], |n| &n.bytes[..]);
+    replace(&file, &path, before, &new)?;
     let sync = ws.sync(
         &SyncRequest {
             paths: vec![path.clone()],
@@ -157,6 +158,8 @@ fn save(ws: &Workspace, req: &SaveRequest) -> Result<SaveResponse, AppError> {
         })?;
     Ok(SaveResponse {
         note_id,
+        version: version_of(&new),
+        findings: findings_for(ws.settings(), std::slice::from_ref(&path)),
         path,
         created: !existed,
         sync,
