@@ -26,6 +26,7 @@ mod import;
 pub mod memory;
 pub mod migrate;
 pub mod models;
+mod move_journal;
 mod open;
 pub mod operation;
 pub mod ops;

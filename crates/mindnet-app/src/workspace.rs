@@ -125,7 +125,7 @@ impl Workspace {
             .unwrap_or_else(PoisonError::into_inner)
             .edge_cache()
             .leave_out(config.vocab.structural_kinds());
-        Ok(Workspace {
+        let ws = Workspace {
             logs: Logs::new(&settings.data),
             chat: crate::chat::ChatServices::new(&settings),
             settings,
@@ -138,7 +138,29 @@ impl Workspace {
             write_lock: Mutex::new(()),
             progress: Tracker::default(),
             stop: AtomicBool::new(false),
-        })
+        };
+        ws.finish_interrupted_move();
+        Ok(ws)
+    }
+
+    /// A move a kill interrupted is finished (`move_journal.rs`) and its
+    /// files synced, before anything reads the index.
+    fn finish_interrupted_move(&self) {
+        let Ok(vault) = self.settings.require_vault() else {
+            return;
+        };
+        let Some((say, paths)) = crate::move_journal::finish_interrupted(vault, &self.settings.data)
+        else {
+            return;
+        };
+        tracing::warn!("{say}");
+        let req = SyncRequest {
+            paths,
+            ..SyncRequest::default()
+        };
+        if let Err(e) = self.sync(&req, &()) {
+            tracing::warn!("sync after the interrupted move: {}", e.message);
+        }
     }
 
     /// The lock of the operations that change notes.

@@ -7,6 +7,7 @@
 //! happens to contain the old name (`[[Settings#Internal links]]`).
 
 use crate::parse::{ParsedNote, parse};
+use crate::resolve::{Resolution, Resolver, link_key};
 use pulldown_cmark::{Event, LinkType, Parser, Tag};
 use std::ops::Range;
 
@@ -200,6 +201,119 @@ pub fn percent_encode(path: &str) -> String {
     out
 }
 
+/// A note moving from one path to another: the vault resolved before
+/// and after (the same notes in the same order, the moved one's path
+/// changed).
+pub struct Move<'a> {
+    pub before: &'a Resolver,
+    pub after: &'a Resolver,
+    /// The moved note's index in both.
+    pub note: usize,
+}
+
+/// A note's text with its links rewritten for a move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Relinked {
+    pub text: String,
+    /// How many links changed.
+    pub links: usize,
+}
+
+/// `text` (of the note at `from_before`, which is at `from_after` once the
+/// move is done; the two differ only for the moved note itself) with every
+/// link to the moved note rewritten as Obsidian rewrites it, and every
+/// other link that would lead elsewhere after the move (a link of the
+/// moved note from its new folder, or a name the moved note now takes
+/// from a note it did not mean) kept on the note it meant.
+/// A link by alias stays (the alias moves with the note). `None` when no
+/// link changes.
+pub fn relinked(text: &str, from_before: &str, from_after: &str, mv: &Move<'_>) -> Option<Relinked> {
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    for t in link_targets(text) {
+        let Resolution::Note(k) = mv.before.resolve(&t.target, from_before) else {
+            continue;
+        };
+        let by_alias = !link_key(&t.target).contains('/') && mv.before.named(&t.target) == 0;
+        if by_alias {
+            continue;
+        }
+        let still = mv.after.resolve(&t.target, from_after) == Resolution::Note(k);
+        if k != mv.note && still {
+            continue;
+        }
+        let new = written(&t, k, from_after, mv.after);
+        if link_key(&percent_decode(&new)) != link_key(&t.target) || !still {
+            edits.push((t.range, new));
+        }
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    let mut out = text.to_string();
+    for (range, new) in edits.iter().rev() {
+        out.replace_range(range.clone(), new);
+    }
+    Some(Relinked {
+        text: out,
+        links: edits.len(),
+    })
+}
+
+/// The target that names note `k` from the note at `from`, in the style
+/// of the link `t`: a file name alone where it names one note, else the
+/// vault path; a relative path stays relative, a path stays a path; a
+/// written `.md` stays; a Markdown path is encoded as it was.
+fn written(t: &LinkTarget, k: usize, from: &str, after: &Resolver) -> String {
+    let path = after.note(k).rel_path.as_str();
+    let with_md = matches!(t.style, LinkStyle::Markdown { .. })
+        || t.target.to_ascii_lowercase().ends_with(".md");
+    let bare = path.strip_suffix(".md").unwrap_or(path);
+    let file = |p: &str| {
+        if with_md {
+            format!("{p}.md")
+        } else {
+            p.to_string()
+        }
+    };
+    let stem = bare.rsplit('/').next().unwrap_or(bare);
+    let written = t.target.trim();
+    let form = if written.starts_with("./") || written.starts_with("../") {
+        file(&relative_path(from, bare))
+    } else if written.contains('/') || after.named(stem) != 1 {
+        file(bare)
+    } else {
+        file(stem)
+    };
+    let form = if after.resolve(&form, from) == Resolution::Note(k) {
+        form
+    } else {
+        file(bare)
+    };
+    match t.style {
+        LinkStyle::Markdown { angle: false, .. } => percent_encode(&form),
+        _ => form,
+    }
+}
+
+/// `to` (a vault path) as seen from the folder of the note at `from`.
+fn relative_path(from: &str, to: &str) -> String {
+    let from_dirs: Vec<&str> = from.split('/').collect();
+    let from_dirs = &from_dirs[..from_dirs.len() - 1];
+    let to_parts: Vec<&str> = to.split('/').collect();
+    let common = from_dirs
+        .iter()
+        .zip(&to_parts)
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(to_parts.len() - 1);
+    let mut out: Vec<&str> = vec![".."; from_dirs.len() - common];
+    if out.is_empty() {
+        out.push(".");
+    }
+    out.extend(&to_parts[common..]);
+    out.join("/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,5 +360,55 @@ mod tests {
     fn percent_coding_round_trips() {
         assert_eq!(percent_decode("a%20b%C3%BC%zz"), "a bü%zz");
         assert_eq!(percent_encode("a b (c).md"), "a%20b%20%28c%29.md");
+    }
+
+    fn vault(paths: &[&str]) -> Resolver {
+        Resolver::new(
+            paths
+                .iter()
+                .map(|p| crate::resolve::NoteEntry {
+                    note_id: p.to_string(),
+                    rel_path: p.to_string(),
+                    title: p.to_string(),
+                    aliases: if *p == "Alt.md" { vec!["Beiname".into()] } else { vec![] },
+                    note_type: "concept".into(),
+                })
+                .collect(),
+        )
+    }
+
+    /// `Alt.md` becomes `dir/Neu Name.md`: every form follows, everything else stays.
+    #[test]
+    fn a_rename_rewrites_every_form_and_nothing_else() {
+        let before = vault(&["Alt.md", "Settings.md", "a/Quelle.md", "a/Andere.md"]);
+        let after = vault(&["dir/Neu Name.md", "Settings.md", "a/Quelle.md", "a/Andere.md"]);
+        let mv = Move { before: &before, after: &after, note: 0 };
+        let text = "---\nup: \"[[Alt]]\"\n---\n[[Alt]] [[alt|x]] [[Alt#H|y]] [[Alt#^b1]] ![[Alt]] \
+            [[./../Alt.md]] [[Settings#Alt]] [[Beiname]] `[[Alt]]` [m](../Alt.md#H) [n](<../Alt.md>) \
+            [[rel:caused_by Alt]]\n\n| t | [[Alt\\|z]] |\n|---|---|\n";
+        let r = relinked(text, "a/Quelle.md", "a/Quelle.md", &mv).unwrap();
+        assert_eq!(
+            r.text,
+            "---\nup: \"[[Neu Name]]\"\n---\n[[Neu Name]] [[Neu Name|x]] [[Neu Name#H|y]] \
+            [[Neu Name#^b1]] ![[Neu Name]] [[../dir/Neu Name.md]] [[Settings#Alt]] [[Beiname]] \
+            `[[Alt]]` [m](../dir/Neu%20Name.md#H) [n](<../dir/Neu Name.md>) \
+            [[rel:caused_by Neu Name]]\n\n| t | [[Neu Name\\|z]] |\n|---|---|\n"
+        );
+        assert_eq!(r.links, 11);
+        assert_eq!(relinked("[[Andere]] [[Settings]]", "a/Quelle.md", "a/Quelle.md", &mv), None);
+    }
+
+    /// A name two notes share is written as a path; the moved note's own
+    /// relative links follow it to its new folder.
+    #[test]
+    fn names_stay_unique_and_the_moved_notes_links_hold() {
+        let before = vault(&["a/s/X.md", "b/Y.md", "c/X.md", "a/Z.md"]);
+        let after = vault(&["b/X.md", "b/Y.md", "c/X.md", "a/Z.md"]);
+        let mv = Move { before: &before, after: &after, note: 0 };
+        let r = relinked("[[a/s/X]] [[X]]", "b/Y.md", "b/Y.md", &mv).unwrap();
+        // `[[X]]` meant c/X; from b/ it would now mean the moved b/X.
+        assert_eq!(r.text, "[[b/X]] [[c/X]]");
+        let r = relinked("[z](../Z.md) [y](../../b/Y.md) [[Y]]", "a/s/X.md", "b/X.md", &mv);
+        assert_eq!(r.unwrap().text, "[z](../a/Z.md) [y](./Y.md) [[Y]]");
     }
 }

@@ -55,6 +55,7 @@ operations! {
     chat::ChatOp,
     list_directory::ListDirectoryOp,
     edit_note::EditNoteOp,
+    move_note::MoveNoteOp,
     delete_note::DeleteNoteOp,
 }
 
