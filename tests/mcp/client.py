@@ -177,6 +177,51 @@ async def run(client):
     r = await call(client, "write_note", {"title": "../../etc/passwd", "text": "x"})
     check(r.structured_content["path"] == "etc-passwd.md", "a title is only a file name", r.structured_content["path"])
 
+    # edit_note: each operation changes the file as it is now and nothing
+    # else; a stale version is refused with the current one.
+    r = await call(client, "read_note", {"note": path})
+    v0 = r.structured_content["version"]
+    r = await call(client, "edit_note", {"note": path, "operation": "append", "content": "## Abschnitt\n\nalt mit [[Nirgendwohin]]", "version": v0})
+    check(not r.is_error and r.structured_content["changed"], "edit_note appends", text_of(r))
+    v1 = r.structured_content["version"]
+    check(v1 != v0, "… and answers the new version", v1)
+    missing = [f for f in r.structured_content["findings"] if f["rule"] == "link/missing-target"]
+    check(missing and "Nirgendwohin" in missing[0]["message"], "… with the linter's findings for the note", r.structured_content["findings"])
+    conflict = await tool_error(client, "edit_note", {"note": path, "operation": "append", "content": "spät", "version": v0}, "conflict")
+    check(v1 in conflict, "a stale version is refused and the current one named", conflict)
+    await call(client, "edit_note", {"note": path, "operation": "prepend", "content": "Vorweg."})
+    await call(client, "edit_note", {"note": path, "operation": "set_frontmatter", "fields": {"status": "draft", "tags": ["mcp", "test"], "type": None}})
+    r = await call(client, "edit_note", {"note": path, "operation": "replace_section", "section": "Abschnitt", "content": "Ein Kolibriflug ist neu."})
+    check(not r.is_error, "replace_section", text_of(r))
+    await tool_error(client, "edit_note", {"note": path, "operation": "find_replace", "find": "nicht da", "content": "x"}, "unprocessable")
+    r = await call(client, "edit_note", {"note": path, "operation": "find_replace", "find": "Jetzt anders.", "content": "Jetzt neu."})
+    check(r.structured_content["replacements"] == 1, "find_replace, once", text_of(r))
+    r = await call(client, "read_note", {"note": path})
+    want = '---\ntitle: "MCP Notiz"\nstatus: draft\ntags: [mcp, test]\n---\nVorweg.\n\nJetzt neu.\n## Abschnitt\n\nEin Kolibriflug ist neu.\n'
+    check(r.structured_content["text"] == want, "the file holds every edit and nothing else", r.structured_content["text"])
+    r = await call(client, "search", {"query": "Kolibriflug", "k": 1})
+    check(r.structured_content["hits"][0]["path"] == path, "an edit is found at once", r.structured_content["hits"][:1])
+    await tool_error(client, "edit_note", {"note": "../etc/passwd", "operation": "append", "content": "x"}, "not_found")
+
+    # move_note: every link form in the linking note follows the note.
+    links = "[[mcp-notiz]] [[mcp-notiz|Notiz]] [[inbox/mcp-notiz#Abschnitt]] ![[mcp-notiz]] [md](mcp-notiz.md) `[[mcp-notiz]]`"
+    r = await call(client, "write_note", {"title": "MCP Ziel", "text": links, "folder": "inbox", "overwrite": True})
+    check(not r.is_error, "a note that links it in every form", text_of(r))
+    for to in ["../draussen", "/tmp/x", ".obsidian/x", "Ausgang/x", "a#b"]:
+        await tool_error(client, "move_note", {"note": path, "to": to}, "unprocessable")
+    r = await call(client, "move_note", {"note": path, "to": "archiv/MCP Notiz verschoben"})
+    check(not r.is_error, "move_note moves", text_of(r))
+    moved = r.structured_content
+    check(moved["path"] == "archiv/MCP Notiz verschoben.md", "… to the new path", moved)
+    check({"path": "inbox/mcp-ziel.md", "links": 5} in moved["relinked"], "… and names the note whose links changed", moved["relinked"])
+    r = await call(client, "read_note", {"note": "inbox/mcp-ziel.md"})
+    want = "[[MCP Notiz verschoben]] [[MCP Notiz verschoben|Notiz]] [[archiv/MCP Notiz verschoben#Abschnitt]] ![[MCP Notiz verschoben]] [md](MCP%20Notiz%20verschoben.md) `[[mcp-notiz]]`"
+    check(want in r.structured_content["text"], "every link form rewritten, code left alone", r.structured_content["text"])
+    check(any(l["path"] == moved["path"] for l in r.structured_content["links_out"]), "… and resolved in the index", r.structured_content["links_out"])
+    await tool_error(client, "read_note", {"note": path}, "not_found")
+    r = await call(client, "delete_note", {"note": moved["path"]})
+    check([n["path"] for n in r.structured_content["linked_from"]] == ["inbox/mcp-ziel.md"], "deleting it names the note that linked it", r.structured_content)
+
     # Bad arguments and unknown notes are tool errors the model can read.
     msg = await tool_error(client, "search", {"query": 3}, "bad_request")
     check("arguments of `search`" in msg, "a wrong type names the tool and field", msg)

@@ -128,12 +128,26 @@ fn the_python_sdk_drives_every_tool_over_stdio() {
             .map(|p| mindnet_app::vault_path(dir.path(), &p))
             .collect();
         added.sort();
-        // (delete_note moved the first into the vault's trash.)
+        // (delete_note moved one into the vault's trash; move_note moved
+        // the other, which was then deleted.)
         assert_eq!(
             added,
-            [".trash/etc-passwd.md", "inbox/mcp-notiz.md"],
+            [
+                ".trash/archiv/MCP Notiz verschoben.md",
+                ".trash/etc-passwd.md",
+                "inbox/mcp-ziel.md"
+            ],
             "{mode}"
         );
+        // The move rewrote the links on disk, not only in its answer.
+        let linking = std::fs::read_to_string(dir.path().join("inbox/mcp-ziel.md")).unwrap();
+        assert!(
+            linking.contains("[[archiv/MCP Notiz verschoben#Abschnitt]]"),
+            "{linking}"
+        );
+        let moved = dir.path().join(".trash/archiv/MCP Notiz verschoben.md");
+        let moved = std::fs::read_to_string(moved).unwrap();
+        assert!(moved.contains("Ein Kolibriflug ist neu."), "{moved}");
         assert_untouched(dir.outside.path());
     }
 }
@@ -199,8 +213,12 @@ fn the_python_sdk_drives_every_tool_with_the_index_on_a_qdrant_server() {
         .map(|n| n.path)
         .collect();
     assert!(
-        paths.iter().any(|x| x == "inbox/mcp-notiz.md"),
-        "inbox/mcp-notiz.md not on the server: {paths:?}"
+        paths.iter().any(|x| x == "inbox/mcp-ziel.md"),
+        "inbox/mcp-ziel.md not on the server: {paths:?}"
+    );
+    assert!(
+        !paths.iter().any(|x| x.starts_with("archiv/")),
+        "the moved and deleted note is still on the server: {paths:?}"
     );
     assert!(
         !paths.iter().any(|x| x == "etc-passwd.md"),
@@ -219,7 +237,7 @@ fn the_python_sdk_drives_every_tool_over_http_with_the_servers_checks() {
     s.wait_ready();
     for mode in ["legacy", "auto"] {
         // Each run writes the same notes afresh.
-        for p in ["inbox/mcp-notiz.md", "etc-passwd.md"] {
+        for p in ["inbox/mcp-notiz.md", "inbox/mcp-ziel.md", "etc-passwd.md"] {
             let _ = std::fs::remove_file(dir.path().join(p));
         }
         let out = python_client(&sdk, &["http", &s.url("/mcp"), "s3cret"], mode);

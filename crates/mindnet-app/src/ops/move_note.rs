@@ -35,7 +35,7 @@ impl Operation for MoveNoteOp {
     const ABOUT: &'static str =
         "Rename a note or move it into another folder, with every link to it rewritten.";
     const EXAMPLE: &'static str =
-        r#"{"note": "Excel-Makros Sammlung", "to": "Archiv/Excel-Makros"}"#;
+        r#"{"note": "Jeden Morgen laufen", "to": "Morgens laufen"}"#;
     const EFFECT: Effect = Effect::Writes;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::post("/move_note");
