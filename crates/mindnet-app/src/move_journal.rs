@@ -77,10 +77,11 @@ impl MoveJournal {
         let moved = self.files.first().map(|f| vault.join(&f.path));
         if moved.is_some_and(|m| m.is_file()) {
             let from = vault.join(&self.from);
-            if from.is_file() && std::fs::remove_file(&from).is_ok() {
-                if let Some(dir) = from.parent() {
-                    mindnet_core::file::sync_folder(dir);
-                }
+            if from.is_file()
+                && std::fs::remove_file(&from).is_ok()
+                && let Some(dir) = from.parent()
+            {
+                mindnet_core::file::sync_folder(dir);
             }
         }
         left

@@ -149,7 +149,8 @@ impl Workspace {
         let Ok(vault) = self.settings.require_vault() else {
             return;
         };
-        let Some((say, paths)) = crate::move_journal::finish_interrupted(vault, &self.settings.data)
+        let Some((say, paths)) =
+            crate::move_journal::finish_interrupted(vault, &self.settings.data)
         else {
             return;
         };

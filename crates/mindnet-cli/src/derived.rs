@@ -78,23 +78,55 @@ fn fields<O: Operation>() -> Vec<Field> {
     };
     properties
         .iter()
-        .map(|(name, p)| Field {
-            name: name.clone(),
-            kind: kind(p),
-            required: required.contains(&name.as_str()),
-            help: p.get("description").and_then(Value::as_str).map(one_line),
-            choices: p
-                .get("enum")
-                .and_then(Value::as_array)
-                .map(|e| {
-                    e.iter()
-                        .filter_map(Value::as_str)
-                        .map(String::from)
-                        .collect()
-                })
-                .unwrap_or_default(),
+        .map(|(name, p)| {
+            let choices = choices(resolved(&schema, p));
+            Field {
+                name: name.clone(),
+                kind: if choices.is_empty() {
+                    kind(p)
+                } else {
+                    Kind::Text
+                },
+                required: required.contains(&name.as_str()),
+                help: p.get("description").and_then(Value::as_str).map(one_line),
+                choices,
+            }
         })
         .collect()
+}
+
+/// A property's own schema, or the definition its `$ref` names (an enum
+/// of the request's, such as `edit_note`'s operation).
+fn resolved<'a>(schema: &'a Map<String, Value>, property: &'a Value) -> &'a Value {
+    property
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/$defs/"))
+        .and_then(|name| schema.get("$defs")?.get(name))
+        .unwrap_or(property)
+}
+
+/// The words an enum allows: its `enum`, or the `const` of each `oneOf`
+/// (what schemars writes for variants with docs).
+fn choices(property: &Value) -> Vec<String> {
+    if let Some(e) = property.get("enum").and_then(Value::as_array) {
+        return e
+            .iter()
+            .filter_map(Value::as_str)
+            .map(String::from)
+            .collect();
+    }
+    property
+        .get("oneOf")
+        .and_then(Value::as_array)
+        .map(|variants| {
+            variants
+                .iter()
+                .filter_map(|v| v.get("const").and_then(Value::as_str))
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn kind(property: &Value) -> Kind {

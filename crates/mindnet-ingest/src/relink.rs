@@ -227,7 +227,12 @@ pub struct Relinked {
 /// from a note it did not mean) kept on the note it meant.
 /// A link by alias stays (the alias moves with the note). `None` when no
 /// link changes.
-pub fn relinked(text: &str, from_before: &str, from_after: &str, mv: &Move<'_>) -> Option<Relinked> {
+pub fn relinked(
+    text: &str,
+    from_before: &str,
+    from_after: &str,
+    mv: &Move<'_>,
+) -> Option<Relinked> {
     let mut edits: Vec<(Range<usize>, String)> = Vec::new();
     for t in link_targets(text) {
         let Resolution::Note(k) = mv.before.resolve(&t.target, from_before) else {
@@ -370,7 +375,11 @@ mod tests {
                     note_id: p.to_string(),
                     rel_path: p.to_string(),
                     title: p.to_string(),
-                    aliases: if *p == "Alt.md" { vec!["Beiname".into()] } else { vec![] },
+                    aliases: if *p == "Alt.md" {
+                        vec!["Beiname".into()]
+                    } else {
+                        vec![]
+                    },
                     note_type: "concept".into(),
                 })
                 .collect(),
@@ -381,8 +390,17 @@ mod tests {
     #[test]
     fn a_rename_rewrites_every_form_and_nothing_else() {
         let before = vault(&["Alt.md", "Settings.md", "a/Quelle.md", "a/Andere.md"]);
-        let after = vault(&["dir/Neu Name.md", "Settings.md", "a/Quelle.md", "a/Andere.md"]);
-        let mv = Move { before: &before, after: &after, note: 0 };
+        let after = vault(&[
+            "dir/Neu Name.md",
+            "Settings.md",
+            "a/Quelle.md",
+            "a/Andere.md",
+        ]);
+        let mv = Move {
+            before: &before,
+            after: &after,
+            note: 0,
+        };
         let text = "---\nup: \"[[Alt]]\"\n---\n[[Alt]] [[alt|x]] [[Alt#H|y]] [[Alt#^b1]] ![[Alt]] \
             [[./../Alt.md]] [[Settings#Alt]] [[Beiname]] `[[Alt]]` [m](../Alt.md#H) [n](<../Alt.md>) \
             [[rel:caused_by Alt]]\n\n| t | [[Alt\\|z]] |\n|---|---|\n";
@@ -395,7 +413,10 @@ mod tests {
             [[rel:caused_by Neu Name]]\n\n| t | [[Neu Name\\|z]] |\n|---|---|\n"
         );
         assert_eq!(r.links, 11);
-        assert_eq!(relinked("[[Andere]] [[Settings]]", "a/Quelle.md", "a/Quelle.md", &mv), None);
+        assert_eq!(
+            relinked("[[Andere]] [[Settings]]", "a/Quelle.md", "a/Quelle.md", &mv),
+            None
+        );
     }
 
     /// A name two notes share is written as a path; the moved note's own
@@ -404,11 +425,20 @@ mod tests {
     fn names_stay_unique_and_the_moved_notes_links_hold() {
         let before = vault(&["a/s/X.md", "b/Y.md", "c/X.md", "a/Z.md"]);
         let after = vault(&["b/X.md", "b/Y.md", "c/X.md", "a/Z.md"]);
-        let mv = Move { before: &before, after: &after, note: 0 };
+        let mv = Move {
+            before: &before,
+            after: &after,
+            note: 0,
+        };
         let r = relinked("[[a/s/X]] [[X]]", "b/Y.md", "b/Y.md", &mv).unwrap();
         // `[[X]]` meant c/X; from b/ it would now mean the moved b/X.
         assert_eq!(r.text, "[[b/X]] [[c/X]]");
-        let r = relinked("[z](../Z.md) [y](../../b/Y.md) [[Y]]", "a/s/X.md", "b/X.md", &mv);
+        let r = relinked(
+            "[z](../Z.md) [y](../../b/Y.md) [[Y]]",
+            "a/s/X.md",
+            "b/X.md",
+            &mv,
+        );
         assert_eq!(r.unwrap().text, "[z](../a/Z.md) [y](./Y.md) [[Y]]");
     }
 }

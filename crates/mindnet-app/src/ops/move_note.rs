@@ -34,8 +34,7 @@ impl Operation for MoveNoteOp {
     const NAME: &'static str = "move_note";
     const ABOUT: &'static str =
         "Rename a note or move it into another folder, with every link to it rewritten.";
-    const EXAMPLE: &'static str =
-        r#"{"note": "Jeden Morgen laufen", "to": "Morgens laufen"}"#;
+    const EXAMPLE: &'static str = r#"{"note": "Jeden Morgen laufen", "to": "Morgens laufen"}"#;
     const EFFECT: Effect = Effect::Writes;
     const NEEDS: Needs = Needs::Index;
     const ROUTE: Route = Route::post("/move_note");
@@ -175,7 +174,13 @@ fn move_note(ws: &Workspace, req: &MoveNoteRequest) -> Result<MoveNoteResponse, 
     let _ = std::fs::remove_file(crate::move_journal::path(data));
     let (mut relinked, not_relinked) = outcome?;
     if own_links > 0 {
-        relinked.insert(0, RelinkedNote { path: to.clone(), links: own_links });
+        relinked.insert(
+            0,
+            RelinkedNote {
+                path: to.clone(),
+                links: own_links,
+            },
+        );
     }
     let mut paths: Vec<String> = vec![state.path.clone(), to.clone()];
     paths.extend(relinked.iter().map(|r| r.path.clone()));
@@ -217,7 +222,9 @@ fn destination(from: &str, to: &str) -> Result<String, AppError> {
         return Err(bad("give a name or a vault-relative path"));
     };
     if let Some(c) = name.chars().find(|c| "[]#^|:*?\"<>".contains(*c)) {
-        return Err(bad(&format!("a note's name cannot hold `{c}` (links could not name it)")));
+        return Err(bad(&format!(
+            "a note's name cannot hold `{c}` (links could not name it)"
+        )));
     }
     let name = if name.to_ascii_lowercase().ends_with(".md") {
         name.clone()
@@ -235,7 +242,9 @@ fn destination(from: &str, to: &str) -> Result<String, AppError> {
         format!("{folder}/{name}")
     };
     if path == from {
-        return Err(AppError::bad_request(format!("`to`: the note is already at {path}")));
+        return Err(AppError::bad_request(format!(
+            "`to`: the note is already at {path}"
+        )));
     }
     Ok(path)
 }
