@@ -8,9 +8,10 @@
 //!
 //! A request either succeeds or is refused with a client error (400, 404,
 //! 409, 422, 503): an `internal` error on a request is a bug. A note
-//! written by `save` or `write_note` lies inside the vault, and nothing
-//! appears beside the vault; it is deleted again so that the index stays
-//! small.
+//! written by `save`, `write_note` or `move_note` lies inside the vault,
+//! and nothing appears beside the vault; it is deleted again so that the
+//! index stays small, and an edited, moved or deleted note of the example
+//! comes back.
 
 use mindnet_app::ops::sync::SyncRequest;
 use mindnet_app::{OpenMode, Settings, SettingsInput, Workspace};
@@ -87,24 +88,26 @@ pub fn warm_up() {
 }
 
 /// After every input: nothing beside the vault, and every note the input
-/// saved is inside the vault (and removed again); a note it deleted (into
-/// the vault's trash) comes back.
+/// saved (or moved) is inside the vault (and removed again); a note it
+/// deleted (into the vault's trash), edited or relinked comes back as the
+/// example has it.
 pub(crate) fn clean_up(f: &Fixture) {
     for path in new_notes(f) {
         undo_save(f, &path);
     }
-    undo_deletes(f);
+    undo_changes(f);
     beside_vault_untouched(f);
 }
 
-/// The example's notes the input deleted, back in place and in the index;
-/// the trash emptied.
-fn undo_deletes(f: &Fixture) {
+/// The example's notes the input deleted or changed, back as they were
+/// and in the index; the trash emptied.
+fn undo_changes(f: &Fixture) {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/vault");
     let mut missing = Vec::new();
     walk(&example, &mut |p| {
         let rel = p.strip_prefix(&example).expect("inside the example");
-        if !f.vault.join(rel).exists() {
+        let now = std::fs::read(f.vault.join(rel)).ok();
+        if now != std::fs::read(p).ok() {
             missing.push(rel.to_string_lossy().replace('\\', "/"));
         }
     });
@@ -117,7 +120,7 @@ fn undo_deletes(f: &Fixture) {
         if let Some(dir) = to.parent() {
             std::fs::create_dir_all(dir).expect("the note's folder");
         }
-        std::fs::copy(example.join(rel), &to).expect("restore a deleted note");
+        std::fs::copy(example.join(rel), &to).expect("restore a changed note");
     }
     f.ws.sync(
         &SyncRequest {
