@@ -120,6 +120,12 @@ async def run(client):
     g = r.structured_content
     check(len(g["nodes"]) > 2 and g["edges"], "note_context gives notes and edges", len(g["nodes"]))
     check(max(n["hops"] for n in g["nodes"]) == 2, "… up to two hops")
+    carried = [e for e in g["edges"] if e["sentence"] and e["provenance"] == "explicit"]
+    check(carried and "[[" in carried[0]["sentence"], "… each link with the sentence that carries it", g["edges"][:2])
+    check(g["chains"]["causes"] or g["chains"]["effects"], "… and the causal chains through the note", g["chains"])
+    r = await call(client, "note_context", {"note": "Qdrant als Vektordatenbank", "depth": 3, "max_notes": 4})
+    g = r.structured_content
+    check(len(g["nodes"]) == 4 and g["truncated"], "max_notes bounds the answer", len(g["nodes"]))
     r = await call(client, "note_context", {"note": "Qdrant als Vektordatenbank", "kinds": ["caused_by"]})
     kinds = {e["kind"] for e in r.structured_content["edges"]}
     check(kinds and kinds <= {"caused_by", "resulted_in"}, "note_context follows only the kinds asked for", kinds)

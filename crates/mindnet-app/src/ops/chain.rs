@@ -77,7 +77,7 @@ pub struct ChainNode {
     pub children: Vec<ChainNode>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ChainResponse {
     pub title: String,
     pub path: String,

@@ -1,4 +1,8 @@
-//! `neighbors`: a note's neighbourhood in the link graph.
+//! `neighbors` (the MCP tool `note_context`): a note's neighbourhood in the
+//! link graph, as an assistant needs it to build its context: the notes
+//! within a few links, each typed edge with its provenance and the sentence
+//! that carries it, and the causal chains through the note, bounded by
+//! `max_notes` so that the answer fits into a model's context.
 
 use crate::find::find_note;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
@@ -6,6 +10,13 @@ use crate::{AppError, ErrorCode, Workspace};
 
 /// Beyond this a neighbourhood is not a picture any more.
 const MAX_GRAPH_NODES: usize = 300;
+
+/// Notes in an answer unless `max_notes` says otherwise: enough for two
+/// hops around a well-linked note, little enough for a model's context.
+const DEFAULT_MAX_NOTES: usize = 50;
+
+/// A carrying sentence longer than this is cut (a list written as one line).
+const MAX_SENTENCE_CHARS: usize = 300;
 use crate::operation::ToolArgs;
 use mindnet_core::Canonical;
 use mindnet_core::ids::note_of;
@@ -32,9 +43,11 @@ impl Operation for NeighborsOp {
         Tool::new(
             "note_context",
             "Notes around a note",
-            "The neighbourhood of a note in the link graph: every note within `hops` \
-            links (both directions), optionally only along some edge kinds, and the typed edges \
-            between them. Use it to see what a note connects to before reading further.",
+            "The context of a note in the link graph: every note within `hops` links (both \
+            directions, at most `max_notes`), optionally only along some edge kinds; the typed \
+            edges between them, each with its provenance and the sentence that carries it; and \
+            the causal chains (causes and effects) through the note. Use it to see what a note \
+            connects to before reading further.",
         )
         .with_args::<NoteContextArgs>(),
     );
@@ -57,6 +70,9 @@ pub struct NeighborsRequest {
     /// Comma-separated edge kinds to follow (default: every content kind).
     #[serde(default)]
     pub kinds: Option<String>,
+    /// At most this many notes, nearest first (1 to 300, default 50).
+    #[serde(default)]
+    pub max_notes: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -79,6 +95,10 @@ pub struct GraphEdge {
     pub kind: String,
     pub provenance: String,
     pub edge_id: String,
+    /// The sentence of the owner note that carries the link, as written
+    /// (none when no sentence of its source names the other note, as for
+    /// an edge a type rule adds).
+    pub sentence: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -86,10 +106,14 @@ pub struct GraphResponse {
     pub start: String,
     pub nodes: Vec<GraphNode>,
     pub edges: Vec<GraphEdge>,
+    /// True when `max_notes` left notes out.
+    pub truncated: bool,
+    /// The causal chains through the start note: its causes and effects.
+    pub chains: crate::ops::chain::ChainResponse,
 }
 
-/// The notes within `hops` links of a note (both directions), and the
-/// content edges between them.
+/// The notes within `hops` links of a note (both directions), the content
+/// edges between them with their sentences, and the note's chains.
 fn neighbors(ws: &Workspace, req: &NeighborsRequest) -> Result<GraphResponse, AppError> {
     let hops = req.hops.unwrap_or(1);
     if !(1..=MAX_HOPS).contains(&hops) {
@@ -97,53 +121,79 @@ fn neighbors(ws: &Workspace, req: &NeighborsRequest) -> Result<GraphResponse, Ap
             "`hops` must be 1 to {MAX_HOPS}, not {hops}"
         )));
     }
-    let vocab = &ws.config().vocab;
-    // Kinds as the author may write them (aliases too), canonicalised.
-    let kinds: Option<HashSet<String>> = match &req.kinds {
-        None => None,
-        Some(list) => Some(
-            list.split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(|k| match vocab.canonicalize(k) {
-                    Canonical::Known(c) | Canonical::Alias(c) => Ok(c.to_string()),
-                    Canonical::Unknown => Err(AppError::bad_request(format!(
-                        "unknown edge kind `{k}` in `kinds`"
-                    ))),
-                })
-                .collect::<Result<_, _>>()?,
-        ),
+    let max_notes = req.max_notes.unwrap_or(DEFAULT_MAX_NOTES);
+    if !(1..=MAX_GRAPH_NODES).contains(&max_notes) {
+        return Err(AppError::bad_request(format!(
+            "`max_notes` must be 1 to {MAX_GRAPH_NODES}, not {max_notes}"
+        )));
+    }
+    let kinds = kinds_of(ws, req.kinds.as_deref())?;
+    let mut graph = {
+        let store = ws.read();
+        walk(ws, &*store, req, hops, max_notes, kinds.as_ref())?
     };
-    let store = ws.read();
-    let start = find_note(&*store, &req.note)?;
+    let chain = crate::ops::chain::ChainRequest {
+        note: graph.start.clone(),
+        direction: crate::api::Direction::Both,
+        hops: Some(hops),
+        files: false,
+    };
+    graph.chains = crate::ops::chain::ChainOp::run(ws, &chain)?;
+    Ok(graph)
+}
+
+/// Kinds as the author may write them (aliases too), canonicalised.
+fn kinds_of(ws: &Workspace, list: Option<&str>) -> Result<Option<HashSet<String>>, AppError> {
+    let vocab = &ws.config().vocab;
+    list.map(|list| {
+        list.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|k| match vocab.canonicalize(k) {
+                Canonical::Known(c) | Canonical::Alias(c) => Ok(c.to_string()),
+                Canonical::Unknown => Err(AppError::bad_request(format!(
+                    "unknown edge kind `{k}` in `kinds`"
+                ))),
+            })
+            .collect()
+    })
+    .transpose()
+}
+
+/// The breadth-first walk: nearest notes first, up to `max_notes`.
+fn walk(
+    ws: &Workspace,
+    store: &dyn Store,
+    req: &NeighborsRequest,
+    hops: usize,
+    max_notes: usize,
+    kinds: Option<&HashSet<String>>,
+) -> Result<GraphResponse, AppError> {
+    let vocab = &ws.config().vocab;
+    let start = find_note(store, &req.note)?;
     let catalog = store.catalog()?;
     let mut depth: BTreeMap<String, usize> = BTreeMap::new();
     depth.insert(start.note_id.clone(), 0);
-    let mut edges: BTreeMap<String, GraphEdge> = BTreeMap::new();
+    let mut edges: BTreeMap<String, mindnet_core::Edge> = BTreeMap::new();
     let mut frontier = vec![start.note_id.clone()];
+    let mut truncated = false;
     'walk: for d in 1..=hops {
         let mut next = Vec::new();
         store.prefetch_edges(&frontier)?;
         for note in &frontier {
             let around = store.note_edges(note)?;
             for n in around.neighbors(vocab) {
-                let kind_ok = kinds
-                    .as_ref()
-                    .is_none_or(|k| k.contains(n.kind) || k.contains(&n.edge.kind));
+                let kind_ok = kinds.is_none_or(|k| k.contains(n.kind) || k.contains(&n.edge.kind));
                 let other = note_of(n.node).to_string();
                 if !kind_ok || catalog.get(&other).is_none() {
                     continue;
                 }
-                let e = n.edge;
-                edges.entry(e.edge_id.clone()).or_insert_with(|| GraphEdge {
-                    from: e.note_id.clone(),
-                    to: note_of(&e.target_id).to_string(),
-                    kind: e.kind.clone(),
-                    provenance: e.provenance.as_str().to_string(),
-                    edge_id: e.edge_id.clone(),
-                });
+                edges
+                    .entry(n.edge.edge_id.clone())
+                    .or_insert_with(|| n.edge.clone());
                 if !depth.contains_key(&other) {
-                    if depth.len() >= MAX_GRAPH_NODES {
+                    if depth.len() >= max_notes {
+                        truncated = true;
                         break 'walk;
                     }
                     depth.insert(other.clone(), d);
@@ -166,13 +216,76 @@ fn neighbors(ws: &Workspace, req: &NeighborsRequest) -> Result<GraphResponse, Ap
             })
         })
         .collect();
+    let kept: Vec<mindnet_core::Edge> = edges
+        .into_values()
+        .filter(|e| depth.contains_key(&e.note_id) && depth.contains_key(note_of(&e.target_id)))
+        .collect();
     Ok(GraphResponse {
         start: start.note_id,
         nodes,
-        edges: edges
-            .into_values()
-            .filter(|e| depth.contains_key(&e.from) && depth.contains_key(&e.to))
-            .collect(),
+        edges: with_sentences(store, catalog, kept)?,
+        truncated,
+        chains: crate::ops::chain::ChainResponse::default(),
+    })
+}
+
+/// The edges as the answer gives them, each with the sentence of its
+/// source chunk that names the note it points at.
+fn with_sentences(
+    store: &dyn Store,
+    catalog: &mindnet_store::Catalog,
+    edges: Vec<mindnet_core::Edge>,
+) -> Result<Vec<GraphEdge>, AppError> {
+    let mut sources: Vec<String> = edges.iter().map(|e| e.source_id.clone()).collect();
+    sources.sort();
+    sources.dedup();
+    let chunks: std::collections::HashMap<String, String> = store
+        .chunks_by_id(&sources)?
+        .into_iter()
+        .map(|c| (c.chunk_id, c.text))
+        .collect();
+    Ok(edges
+        .into_iter()
+        .map(|e| {
+            let to = note_of(&e.target_id).to_string();
+            let sentence = chunks
+                .get(&e.source_id)
+                .zip(catalog.get(&to))
+                .and_then(|(text, target)| carrying_sentence(text, target));
+            GraphEdge {
+                from: e.note_id,
+                to,
+                kind: e.kind,
+                provenance: e.provenance.as_str().to_string(),
+                edge_id: e.edge_id,
+                sentence,
+            }
+        })
+        .collect())
+}
+
+/// The first sentence of `text` that names `target` (by file name, title
+/// or alias, any case).
+fn carrying_sentence(text: &str, target: &mindnet_store::NoteState) -> Option<String> {
+    let stem = target.path.rsplit('/').next().unwrap_or(&target.path);
+    let stem = stem.strip_suffix(".md").unwrap_or(stem);
+    let names: Vec<String> = [stem, target.title.as_str()]
+        .into_iter()
+        .chain(target.aliases.iter().map(String::as_str))
+        .filter(|n| !n.trim().is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let found = mindnet_chat::extract::sentences(text)
+        .into_iter()
+        .find(|s| {
+            let lower = s.to_lowercase();
+            names.iter().any(|n| lower.contains(n.as_str()))
+        })?;
+    Some(if found.chars().count() > MAX_SENTENCE_CHARS {
+        let cut: String = found.chars().take(MAX_SENTENCE_CHARS).collect();
+        format!("{cut}…")
+    } else {
+        found
     })
 }
 
@@ -215,12 +328,15 @@ pub struct NoteContextArgs {
     /// The note's title, alias, vault path or id.
     pub note: String,
     /// How many links away (1 to 3, default 1).
-    #[serde(default)]
+    #[serde(default, alias = "depth")]
     pub hops: Option<usize>,
     /// Follow only these edge kinds, e.g. `caused_by`, `depends_on`
     /// (default: every content kind).
     #[serde(default)]
     pub kinds: Vec<String>,
+    /// At most this many notes, nearest first (1 to 300, default 50).
+    #[serde(default)]
+    pub max_notes: Option<usize>,
 }
 
 impl ToolArgs for NoteContextArgs {
@@ -235,6 +351,7 @@ impl ToolArgs for NoteContextArgs {
             note: self.note,
             hops: self.hops,
             kinds: (!self.kinds.is_empty()).then(|| self.kinds.join(",")),
+            max_notes: self.max_notes,
         })
     }
 }
