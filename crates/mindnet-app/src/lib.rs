@@ -15,6 +15,7 @@
 //!   internal ones at this boundary.
 
 pub mod api;
+pub mod changes;
 mod chat;
 mod draft;
 mod error;

@@ -309,6 +309,25 @@ fn edits_and_a_delete_through_the_cli() {
         ],
     );
     assert_eq!(r["changed"], true, "{r}");
+    std::fs::write(vault.join("Andere.md"), "Im Editor geschrieben.\n").unwrap();
+    let recent = run(vault, &["recent-changes", "--since", "1h"]);
+    let seen: Vec<(String, String, String)> = recent["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            let s = |k: &str| n[k].as_str().unwrap().to_string();
+            (s("path"), s("change"), s("door"))
+        })
+        .collect();
+    assert!(
+        seen.contains(&("Notiz.md".into(), "edited".into(), "cli".into())),
+        "{seen:?}"
+    );
+    assert!(
+        seen.contains(&("Andere.md".into(), "created".into(), "files".into())),
+        "{seen:?}"
+    );
     let r = run(vault, &["delete-note", "Notiz"]);
     assert_eq!(r["trashed"], ".trash/Notiz.md");
     assert!(vault.join(".trash/Notiz.md").is_file());

@@ -11,6 +11,7 @@
 
 use crate::resources;
 use crate::tools;
+use mindnet_app::changes::{Door, through};
 use mindnet_app::{AppError, ErrorBody, ErrorCode, Workspace};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
@@ -62,7 +63,7 @@ impl MindnetMcp {
         op: impl FnOnce(&Workspace) -> T + Send + 'static,
     ) -> Result<T, AppError> {
         let source = self.source.clone();
-        tokio::task::spawn_blocking(move || source().map(|ws| op(&ws)))
+        tokio::task::spawn_blocking(move || through(Door::Mcp, || source().map(|ws| op(&ws))))
             .await
             .map_err(|e| AppError::internal(format!("the operation failed: {e}")))?
     }

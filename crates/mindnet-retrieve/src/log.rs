@@ -1,4 +1,4 @@
-//! The search history (FB-1) and feedback (FB-2) logs: JSON Lines in
+//! The search history (FB-1), feedback (FB-2) and note change logs: JSON Lines in
 //! `<data>/logs/`. Each record is written with one `write` call on a file
 //! opened for appending, under an exclusive lock, so concurrent writers (the
 //! CLI and a server) never interleave.
@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 pub const HISTORY: &str = "search_history.jsonl";
 pub const FEEDBACK: &str = "feedback.jsonl";
+pub const CHANGES: &str = "changes.jsonl";
 /// The node id that rates a generated answer instead of a hit.
 pub const GENERATED_ANSWER: &str = "generated_answer";
 
@@ -51,6 +52,22 @@ pub struct LoggedHit {
     /// The chunk ids of the note's other matching sections (grouped hits).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sections: Vec<String>,
+}
+
+/// One line of `changes.jsonl`: a note an operation wrote, and through
+/// which transport (changes made in an editor are read from the files).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NoteChange {
+    /// Seconds since the epoch.
+    pub time: u64,
+    pub path: String,
+    /// `created`, `edited`, `moved` or `deleted`.
+    pub change: String,
+    /// A move's old path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// `cli`, `http` or `mcp`.
+    pub door: String,
 }
 
 /// One line of `feedback.jsonl`.
@@ -127,6 +144,15 @@ impl Logs {
                     .collect(),
             },
         )
+    }
+
+    pub fn record_change(&self, change: &NoteChange) -> Result<(), LogError> {
+        self.append(CHANGES, change)
+    }
+
+    /// Every logged note change, oldest first (torn lines skipped).
+    pub fn changes(&self) -> Result<Vec<NoteChange>, LogError> {
+        self.read_all(CHANGES)
     }
 
     /// Every logged search, oldest first (torn lines skipped).

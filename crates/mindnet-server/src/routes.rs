@@ -10,6 +10,7 @@ use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response, sse};
 use mindnet_app::api::{ChatEvent, ChatRequest, HealthResponse};
+use mindnet_app::changes::{Door, through};
 use mindnet_app::operation::{Method, Operation};
 use mindnet_app::service::on_files;
 use mindnet_app::{AppError, ErrorBody, ErrorCode, Settings, Workspace};
@@ -223,9 +224,11 @@ impl<S: Send + Sync, O: Operation> FromRequest<S> for Input<O> {
 /// the index opens), its response as JSON.
 pub async fn handle<O: Operation>(State(s): Shared, Input(req): Input<O>) -> Answer<O::Response> {
     let state = s.clone();
-    blocking(move || match on_files::<O>(&state.settings, &req) {
-        Some(result) => result,
-        None => O::run(&*state.workspace()?, &req),
+    blocking(move || {
+        through(Door::Http, || match on_files::<O>(&state.settings, &req) {
+            Some(result) => result,
+            None => O::run(&*state.workspace()?, &req),
+        })
     })
     .await
 }

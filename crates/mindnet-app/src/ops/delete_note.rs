@@ -4,6 +4,7 @@
 //! answer returns. The answer names the notes whose links now lead
 //! nowhere, so an assistant can mend them in its next call.
 
+use crate::changes::ChangeKind;
 use crate::find::find_note;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::ops::sync::SyncRequest;
@@ -106,6 +107,7 @@ fn delete_note(ws: &Workspace, req: &DeleteNoteRequest) -> Result<DeleteNoteResp
     std::fs::rename(&from, &to).map_err(|e| {
         AppError::internal(format!("{}: cannot move it to {trashed}: {e}", state.path))
     })?;
+    crate::changes::record(ws.settings(), &state.path, ChangeKind::Deleted, None);
     for dir in [from.parent(), to.parent()].into_iter().flatten() {
         mindnet_core::file::sync_folder(dir);
     }

@@ -5,6 +5,7 @@
 //! indexed before the answer; the answer carries the linter's findings for
 //! the note, so an assistant sees a link it got wrong.
 
+use crate::changes::ChangeKind;
 use crate::find::find_note;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::ops::lint::Finding;
@@ -137,6 +138,7 @@ fn edit_note(ws: &Workspace, req: &EditNoteRequest) -> Result<EditNoteResponse, 
     let changed = text != cur.note.text;
     let version = if changed {
         let v = write_back(&cur, &text)?;
+        crate::changes::record(ws.settings(), &path, ChangeKind::Edited, None);
         ws.sync(
             &SyncRequest {
                 paths: vec![path.clone()],

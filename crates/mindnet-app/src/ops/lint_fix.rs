@@ -89,7 +89,11 @@ pub(crate) fn fix(settings: &Settings, req: &FixRequest) -> Result<FixResponse, 
         .map(|f| {
             let (written, error) = if req.write {
                 match mindnet_lint::write_fix(vault, f) {
-                    Ok(()) => (true, None),
+                    Ok(()) => {
+                        let edited = crate::changes::ChangeKind::Edited;
+                        crate::changes::record(settings, &f.path, edited, None);
+                        (true, None)
+                    }
                     Err(e) => (false, Some(e.to_string())),
                 }
             } else {

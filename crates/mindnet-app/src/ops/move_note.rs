@@ -9,6 +9,7 @@
 //! A kill during the move is finished at the next start from the move
 //! journal (`move_journal.rs`), written before any file is.
 
+use crate::changes::ChangeKind;
 use crate::draft::{folder_parts, inside_vault};
 use crate::find::find_note;
 use crate::move_journal::{JournalFile, MoveJournal, finish_interrupted};
@@ -173,6 +174,10 @@ fn move_note(ws: &Workspace, req: &MoveNoteRequest) -> Result<MoveNoteResponse, 
     let outcome = carry_out(vault, &moved, &to, &own, rewrites, not_relinked);
     let _ = std::fs::remove_file(crate::move_journal::path(data));
     let (mut relinked, not_relinked) = outcome?;
+    crate::changes::record(ws.settings(), &to, ChangeKind::Moved, Some(&state.path));
+    for r in &relinked {
+        crate::changes::record(ws.settings(), &r.path, ChangeKind::Edited, None);
+    }
     if own_links > 0 {
         relinked.insert(
             0,

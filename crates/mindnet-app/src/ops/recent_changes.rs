@@ -1,8 +1,14 @@
 //! `recent_changes`: the notes whose files changed within a window, read
-//! from the vault (the files are the truth) and set against the index.
+//! from the vault (the files are the truth) and set against the index, each
+//! with what happened and through which door: a change mindnet made (its
+//! change log, `changes.rs`) or one made in an editor (the file is newer
+//! than any logged change). Notes deleted through mindnet are listed from
+//! the log.
 
+use crate::changes::{ChangeKind, Door, Logged};
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
+use std::collections::HashMap;
 
 const DEFAULT_WINDOW: &str = "7d";
 use mindnet_core::time::{modified_secs, parse_rfc3339, rfc3339, unix_now};
@@ -69,6 +75,13 @@ pub struct RecentNote {
     pub modified: String,
     /// Whether the index holds this version of the file.
     pub indexed: bool,
+    /// created, edited, moved or deleted.
+    pub change: ChangeKind,
+    /// cli, http or mcp for a change made through mindnet; files for one
+    /// made on disk (an editor).
+    pub door: Door,
+    /// A moved note's old path.
+    pub from: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -91,7 +104,7 @@ fn recent_changes(ws: &Workspace, req: &RecentRequest) -> Result<RecentResponse,
     let since = window_start(req.since.as_deref().unwrap_or(DEFAULT_WINDOW), unix_now())?;
     let vault = ws.settings().require_vault()?;
     let scan = scan_vault(vault)?;
-    let mut changed: Vec<(u64, SourceFile)> = scan
+    let changed: Vec<(u64, SourceFile)> = scan
         .files
         .into_iter()
         .filter_map(|f| {
@@ -99,35 +112,77 @@ fn recent_changes(ws: &Workspace, req: &RecentRequest) -> Result<RecentResponse,
             (secs >= since).then_some((secs, f))
         })
         .collect();
-    changed.sort_by(|(ta, a), (tb, b)| tb.cmp(ta).then_with(|| a.rel_path.cmp(&b.rel_path)));
-    let total = changed.len();
+    let logged = crate::changes::since(ws.settings(), since);
+    let mut latest: HashMap<&str, &Logged> = HashMap::new();
+    for c in &logged {
+        latest.insert(&c.path, c);
+    }
     let store = ws.read();
     let catalog = store.catalog()?;
-    let by_path: std::collections::HashMap<&str, &mindnet_store::NoteState> =
+    let by_path: HashMap<&str, &mindnet_store::NoteState> =
         catalog.iter().map(|n| (n.path.as_str(), n)).collect();
-    let notes = changed
+    let mut notes: Vec<RecentNote> = changed
         .into_iter()
-        .take(limit)
         .map(|(secs, f)| {
             let known = by_path.get(f.rel_path.as_str()).copied();
             let hash = read_source(&f, ws.settings().max_note_bytes)
                 .ok()
                 .map(|s| content_hash(&s.text));
+            // A logged write explains the file unless it changed again
+            // later (the clock's second, and a little slack for the sync).
+            let ours = latest
+                .get(f.rel_path.as_str())
+                .filter(|c| c.time + 2 >= secs && c.change != ChangeKind::Deleted);
+            let (change, door, from) = match ours {
+                Some(c) => (c.change, c.door, c.from.clone()),
+                None if known.is_some() => (ChangeKind::Edited, Door::Files, None),
+                None => (ChangeKind::Created, Door::Files, None),
+            };
             RecentNote {
                 title: known.map_or_else(|| file_stem(&f.rel_path), |n| n.title.clone()),
                 note_id: known.map(|n| n.note_id.clone()).unwrap_or_default(),
                 note_type: known.map(|n| n.note_type.clone()).unwrap_or_default(),
                 indexed: known.is_some_and(|n| Some(&n.hash) == hash.as_ref()),
-                modified: rfc3339(secs),
+                modified: rfc3339(secs.max(ours.map_or(0, |c| c.time))),
                 path: f.rel_path,
+                change,
+                door,
+                from,
             }
         })
         .collect();
+    notes.extend(gone(vault, &latest));
+    notes.sort_by(|a, b| {
+        b.modified
+            .cmp(&a.modified)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    let total = notes.len();
+    notes.truncate(limit);
     Ok(RecentResponse {
         since: rfc3339(since),
         total,
         notes,
     })
+}
+
+/// The notes mindnet deleted within the window whose path holds no file now.
+fn gone(vault: &std::path::Path, latest: &HashMap<&str, &Logged>) -> Vec<RecentNote> {
+    latest
+        .values()
+        .filter(|c| c.change == ChangeKind::Deleted && !vault.join(&c.path).exists())
+        .map(|c| RecentNote {
+            path: c.path.clone(),
+            title: file_stem(&c.path),
+            note_id: String::new(),
+            note_type: String::new(),
+            modified: rfc3339(c.time),
+            indexed: false,
+            change: ChangeKind::Deleted,
+            door: c.door,
+            from: None,
+        })
+        .collect()
 }
 
 fn file_stem(path: &str) -> String {

@@ -2,6 +2,7 @@
 //! vault, atomic, never overwriting unless asked) and indexes it before
 //! answering.
 
+use crate::changes::ChangeKind;
 use crate::draft::{folder_parts, inside_vault};
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::ops::sync::SyncRequest;
@@ -136,6 +137,12 @@ fn save(ws: &Workspace, req: &SaveRequest) -> Result<SaveResponse, AppError> {
         .map_or_else(|| text.clone().into_bytes(), |n| n.encode(&text));
     let before = old.as_ref().map_or(&[][..], |n| &n.bytes[..]);
     replace(&file, &path, before, &new)?;
+    let change = if existed {
+        ChangeKind::Edited
+    } else {
+        ChangeKind::Created
+    };
+    crate::changes::record(ws.settings(), &path, change, None);
     let sync = ws.sync(
         &SyncRequest {
             paths: vec![path.clone()],
