@@ -262,6 +262,24 @@ async def run(client):
     except MCPError as e:
         check("gibt-es-nicht" in str(e), "an unknown resource is a protocol error", e)
 
+    # Prompts: the three tasks, one with the note embedded as a resource.
+    prompts = (await client.list_prompts()).prompts
+    check([p.name for p in prompts] == ["why", "tidy_note", "capture"], "the prompts are listed", prompts)
+    check(all(p.arguments and p.arguments[0].required for p in prompts), "… each with its required argument")
+    got = await client.get_prompt("tidy_note", {"note": "Qdrant als Vektordatenbank"})
+    embedded = got.messages[0].content
+    check(getattr(embedded, "type", "") == "resource" and str(embedded.resource.uri) == want, "tidy_note embeds the note as a resource", embedded)
+    check(embedded.resource.text == note["text"], "… as read_note reads it")
+    check("edit_note" in got.messages[1].content.text and note["version"] in got.messages[1].content.text, "… and names the tools and the version", got.messages[1].content.text[:200])
+    got = await client.get_prompt("why", {"question": "Warum Qdrant?"})
+    check("Warum Qdrant?" in got.messages[0].content.text and "`ask`" in got.messages[0].content.text, "why fills in the question", got.messages[0].content.text[:120])
+    for name, args in [("gibt_es_nicht", {}), ("why", {}), ("tidy_note", {"note": "Gibt es nicht"})]:
+        try:
+            await client.get_prompt(name, args)
+            raise AssertionError(f"prompt {name} {args} must be an error")
+        except MCPError as e:
+            check(True, f"prompt {name} {args} is a protocol error: {e}")
+
     # delete_note: the note written above goes into the vault's trash and
     # out of the index (a note of the demo vault stays: the run is repeated).
     r = await call(client, "delete_note", {"note": "etc-passwd.md"})

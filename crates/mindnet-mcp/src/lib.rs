@@ -4,12 +4,14 @@
 //!
 //! - `tools.rs`: the tools, their schemas, annotations and calls.
 //! - `resources.rs`: every indexed note as `mindnet://note/{path}`.
+//! - `prompts.rs`: the prompts (why, tidy_note, capture).
 //! - `server.rs`: the protocol handler and how errors reach the client.
 //!
 //! Two transports carry the same handler: stdio (`mindnet mcp`, one client
 //! that started us) and streamable HTTP (`/mcp` on `mindnet serve`, behind
 //! the server's Host, Origin and token checks).
 
+mod prompts;
 mod resources;
 mod server;
 pub mod tools;

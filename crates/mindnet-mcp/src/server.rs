@@ -9,15 +9,17 @@
 //! - Every operation runs on a blocking thread: the store and the models are
 //!   synchronous, and the transport's runtime keeps answering meanwhile.
 
+use crate::prompts;
 use crate::resources;
 use crate::tools;
 use mindnet_app::changes::{Door, through};
 use mindnet_app::{AppError, ErrorBody, ErrorCode, Workspace};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorCode as RpcCode, Implementation, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    CustomResult, ErrorCode as RpcCode, GetPromptRequestParams, GetPromptResponse, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -43,6 +45,8 @@ const SERVED: &[&str] = &[
     "resources/list",
     "resources/templates/list",
     "resources/read",
+    "prompts/list",
+    "prompts/get",
 ];
 
 /// One MCP session's handler (cheap to clone: the workspace is shared).
@@ -95,6 +99,7 @@ impl ServerHandler for MindnetMcp {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_prompts()
                 .build(),
         )
         .with_server_info(info)
@@ -197,6 +202,28 @@ impl ServerHandler for MindnetMcp {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
         self.run(move |ws| resources::read(ws, &uri))
+            .await
+            .and_then(|r| r)
+            .map(Into::into)
+            .map_err(protocol_error)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let name = request.name;
+        let args = request.arguments.unwrap_or_default();
+        self.run(move |ws| prompts::get(ws, &name, &args))
             .await
             .and_then(|r| r)
             .map(Into::into)
