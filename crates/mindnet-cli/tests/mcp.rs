@@ -414,3 +414,109 @@ fn a_call_while_the_index_is_first_built_says_so_and_the_session_ends_cleanly() 
         String::from_utf8_lossy(&check.stdout)
     );
 }
+
+/// An assistant over MCP and a writer on the file system change the same
+/// notes 200 times each, at once, against a running server with its
+/// watcher: every acknowledged change of either is in the files at the
+/// end, and the index agrees with the files. The writer on disk saves as a
+/// careful editor does (the change made to the bytes it read, swapped in
+/// only if they are still there: `replace_if_unchanged`); a writer that
+/// overwrites blindly loses changes and no server can prevent that.
+#[test]
+fn an_assistant_and_an_editor_lose_no_update() {
+    let Some(sdk) = sdk("an_assistant_and_an_editor_lose_no_update") else {
+        return;
+    };
+    const N: usize = 200;
+    let dir = imported_demo();
+    let notes = [
+        "Profil.md",
+        "Wissenslücke Reranking.md",
+        "Übersicht Mindnet.md",
+    ];
+    let s = Server::start(dir.path(), &["--token", "s3cret"]);
+    s.wait_ready();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp/concurrency.py");
+    let assistant = Command::new("python3")
+        .arg(script)
+        .args([s.url("/mcp").as_str(), "s3cret", &N.to_string()])
+        .args(notes)
+        .env("PYTHONPATH", &sdk)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let vault = dir.path().to_path_buf();
+    let editor = std::thread::spawn(move || {
+        let mut conflicts = 0;
+        for i in 0..N {
+            let file = vault.join(notes[i % notes.len()]);
+            loop {
+                let old = std::fs::read(&file).unwrap();
+                let mut new = old.clone();
+                if !new.ends_with(b"\n") {
+                    new.push(b'\n');
+                }
+                new.extend_from_slice(format!("fs {i}\n").as_bytes());
+                match mindnet_core::file::replace_if_unchanged(&file, &old, &new) {
+                    Ok(()) => break,
+                    Err(mindnet_core::file::ReplaceError::Changed { .. }) => conflicts += 1,
+                    Err(e) => panic!("{e}"),
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        conflicts
+    });
+    let out = assistant.wait_with_output().unwrap();
+    let editor_conflicts = editor.join().unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        s.log.lock().unwrap()
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let acknowledged = report["acknowledged"].as_array().unwrap();
+    assert_eq!(acknowledged.len(), N);
+    for (k, note) in notes.iter().enumerate() {
+        let text = std::fs::read_to_string(dir.path().join(note)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for i in (k..N).step_by(notes.len()) {
+            for tag in ["mcp", "fs"] {
+                let line = format!("{tag} {i}");
+                let found = lines.iter().filter(|l| **l == line).count();
+                assert_eq!(found, 1, "{note}: `{line}` found {found} times");
+            }
+        }
+    }
+    eprintln!(
+        "conflicts met and retried: assistant {}, editor {editor_conflicts}",
+        report["conflicts"]
+    );
+    // The watcher brings the index to the files' last state.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let r = reqwest::blocking::Client::new()
+            .get(s.url("/recent_changes?since=1h&limit=500"))
+            .bearer_auth("s3cret")
+            .send()
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        let body: serde_json::Value = r.json().unwrap();
+        let stale: Vec<&serde_json::Value> = body["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| notes.contains(&n["path"].as_str().unwrap()) && n["indexed"] != true)
+            .collect();
+        if stale.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the index lags: {stale:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}

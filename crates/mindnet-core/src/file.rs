@@ -39,15 +39,23 @@ pub enum ReplaceError {
 }
 
 /// Replaces a note's bytes `old` by `new` unless someone (an editor, the
-/// user) changed the file since `old` was read: the new bytes are written
-/// and synced beside it first, the file is read again, and only if it
-/// still holds `old` is the new one renamed over it. The window left is
-/// the rename itself. `old` empty and no file: a new file (never over one
-/// that appeared meanwhile).
+/// user) changed the file since `old` was read. The new bytes are written
+/// and synced beside the file; then the two are swapped in one step
+/// (`renameat2` with `RENAME_EXCHANGE`), and what was swapped out is
+/// checked: if it is not `old`, the swap is undone and the change refused.
+/// Nothing that reached the file before the swap is ever lost, and two
+/// writers that both save this way never lose each other's change. (Where
+/// the file system cannot swap, the file is read again just before a plain
+/// rename: the window left is that rename.) `old` empty and no file: a new
+/// file (never over one that appeared meanwhile).
 pub fn replace_if_unchanged(path: &Path, old: &[u8], new: &[u8]) -> Result<(), ReplaceError> {
     let io = |source| ReplaceError::Io {
         path: path.to_path_buf(),
         source,
+    };
+    let changed = |now: Vec<u8>| ReplaceError::Changed {
+        path: path.to_path_buf(),
+        now,
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new()
@@ -56,6 +64,15 @@ pub fn replace_if_unchanged(path: &Path, old: &[u8], new: &[u8]) -> Result<(), R
         .tempfile_in(dir)
         .map_err(io)?;
     tmp.write_all(new).map_err(io)?;
+    // The note keeps its permissions (a temporary file is private); a new
+    // note gets a plain file's.
+    let permissions = std::fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions())
+        .or_else(plain_permissions);
+    if let Some(p) = permissions {
+        tmp.as_file().set_permissions(p).map_err(io)?;
+    }
     tmp.as_file().sync_all().map_err(io)?;
     let now = match std::fs::read(path) {
         Ok(b) => Some(b),
@@ -63,27 +80,77 @@ pub fn replace_if_unchanged(path: &Path, old: &[u8], new: &[u8]) -> Result<(), R
         Err(e) => return Err(io(e)),
     };
     match now {
-        Some(now) if now != old => {
-            return Err(ReplaceError::Changed {
-                path: path.to_path_buf(),
-                now,
-            });
-        }
-        Some(_) => tmp.persist(path).map_err(|e| io(e.error))?,
-        None => tmp.persist_noclobber(path).map_err(|e| {
-            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
-                let now = std::fs::read(path).unwrap_or_default();
-                ReplaceError::Changed {
-                    path: path.to_path_buf(),
-                    now,
+        Some(now) if now != old => return Err(changed(now)),
+        Some(_) => match exchange(tmp.path(), path) {
+            Ok(true) => {
+                let swapped = std::fs::read(tmp.path()).map_err(io)?;
+                if swapped != old {
+                    exchange(tmp.path(), path).map_err(io)?;
+                    return Err(changed(swapped));
                 }
-            } else {
-                io(e.error)
             }
-        })?,
-    };
+            Ok(false) => {
+                tmp.persist(path).map_err(|e| io(e.error))?;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(changed(Vec::new())),
+            Err(e) => return Err(io(e)),
+        },
+        None => {
+            tmp.persist_noclobber(path).map_err(|e| {
+                if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                    changed(std::fs::read(path).unwrap_or_default())
+                } else {
+                    io(e.error)
+                }
+            })?;
+        }
+    }
     sync_folder(dir);
     Ok(())
+}
+
+#[cfg(unix)]
+fn plain_permissions() -> Option<std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Some(std::fs::Permissions::from_mode(0o644))
+}
+
+#[cfg(not(unix))]
+fn plain_permissions() -> Option<std::fs::Permissions> {
+    None
+}
+
+/// Swaps two files in one step; `Ok(false)` where the system or the file
+/// system cannot.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    use std::os::unix::ffi::OsStrExt;
+    let c =
+        |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: two NUL-terminated paths that live across the call.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP) => Ok(false),
+        _ => Err(e),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_a: &Path, _b: &Path) -> std::io::Result<bool> {
+    Ok(false)
 }
 
 /// Makes a rename in `dir` durable; where a folder cannot be opened for
@@ -123,5 +190,36 @@ mod tests {
         replace_if_unchanged(&q, b"", b"x").unwrap();
         assert!(replace_if_unchanged(&q, b"", b"y").is_err());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    /// Two writers that save this way, at once, on one file: every save
+    /// that was acknowledged is in the file at the end.
+    #[test]
+    fn concurrent_savers_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("n.md");
+        std::fs::write(&p, "").unwrap();
+        let save = |tag: &'static str| {
+            let p = p.clone();
+            std::thread::spawn(move || {
+                let mut done = 0;
+                while done < 300 {
+                    let old = std::fs::read(&p).unwrap();
+                    let mut new = old.clone();
+                    new.extend_from_slice(format!("{tag}{done}\n").as_bytes());
+                    match replace_if_unchanged(&p, &old, &new) {
+                        Ok(()) => done += 1,
+                        Err(ReplaceError::Changed { .. }) => {}
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            })
+        };
+        let (a, b) = (save("a"), save("b"));
+        a.join().unwrap();
+        b.join().unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(text.lines().count(), 600, "{text}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }
