@@ -1,6 +1,7 @@
 //! A `kill -9` in the middle of an import loses nothing: after the next
 //! import the store equals a clean import, id for id, and `mindnet check`
-//! finds no problem.
+//! finds no problem. A `kill -9` in the middle of a move leaves no link
+//! pointing nowhere: the next start finishes the move from its journal.
 
 mod common;
 
@@ -101,4 +102,104 @@ fn a_corrupt_crash_journal_is_a_clear_error_and_nothing_is_deleted() {
     assert!(journal.exists());
     std::fs::remove_file(&journal).unwrap();
     assert_eq!(common::ids(&dir.path().join(".mindnet")), ids);
+}
+
+/// A note linked from 1,500 notes is moved and the process killed while it
+/// rewrites them (some rewritten, some not, the note perhaps at both
+/// places). The next start finishes the move: every link names the new
+/// place, the old file is gone, and the index knows it.
+#[test]
+fn sigkill_mid_move_is_finished_at_the_next_start() {
+    const LINKING: usize = 1500;
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path();
+    std::fs::write(vault.join("Ziel.md"), "# Ziel\n\nDas Ziel.\n").unwrap();
+    std::fs::create_dir(vault.join("q")).unwrap();
+    for i in 0..LINKING {
+        let text = format!("Notiz {i} verweist auf [[Ziel]] und auf [[Ziel#Ziel|das Ziel]].\n");
+        std::fs::write(vault.join(format!("q/n{i}.md")), text).unwrap();
+    }
+    let out = common::mindnet(&["import", vault.to_str().unwrap(), "--embedder", "words:64"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let journal = vault.join(".mindnet/move-journal.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mindnet"))
+        .args([
+            "move-note",
+            "Ziel",
+            "neu/Ziel neu",
+            "--vault",
+            vault.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    while !journal.exists() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the move ended before its journal showed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let rewritten = (0..LINKING)
+        .filter(|i| {
+            std::fs::read_to_string(vault.join(format!("q/n{i}.md")))
+                .unwrap()
+                .contains("[[Ziel neu]]")
+        })
+        .count();
+    assert!(
+        journal.exists(),
+        "killed after the move finished: nothing tested"
+    );
+    assert!(
+        rewritten < LINKING,
+        "every file was rewritten before the kill"
+    );
+    eprintln!("killed with {rewritten} of {LINKING} notes rewritten");
+    // Any command that opens the index finishes the move first.
+    let out = common::mindnet(&[
+        "read-note",
+        "Ziel neu",
+        "--vault",
+        vault.to_str().unwrap(),
+        "--json",
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("finished the interrupted move of Ziel.md to neu/Ziel neu.md"),
+        "{said}"
+    );
+    assert!(!journal.exists());
+    assert!(!vault.join("Ziel.md").exists());
+    assert!(vault.join("neu/Ziel neu.md").is_file());
+    for i in 0..LINKING {
+        let text = std::fs::read_to_string(vault.join(format!("q/n{i}.md"))).unwrap();
+        assert_eq!(
+            text,
+            format!("Notiz {i} verweist auf [[Ziel neu]] und auf [[Ziel neu#Ziel|das Ziel]].\n")
+        );
+    }
+    let lint = common::mindnet(&["lint", vault.to_str().unwrap(), "--json"]);
+    let findings: serde_json::Value = serde_json::from_slice(&lint.stdout).unwrap();
+    let dangling = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "link/missing-target")
+        .count();
+    assert_eq!(dangling, 0, "a link points nowhere");
+    let note: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        note["path"], "neu/Ziel neu.md",
+        "the index knows the new place"
+    );
 }
