@@ -15,6 +15,7 @@ mod graph;
 mod indexing;
 mod lint;
 mod mcp;
+mod notes;
 mod questions;
 mod serve;
 mod soak;
@@ -112,6 +113,9 @@ pub enum BenchCommand {
     /// Search over MCP stdio against the same queries through the
     /// application layer: what the protocol costs.
     Mcp(crate::mcp::McpBench),
+    /// Note upkeep on an index: how soon an edit is searchable, and moves of
+    /// a note linked from many notes. Edits the vault: use a generated one
+    Notes(crate::notes::NotesBench),
     /// Neighbour reads on an index: filtered reads through the cache, against
     /// every edge in memory.
     Graph(crate::graph::GraphBench),
@@ -149,6 +153,7 @@ pub fn run(cmd: BenchCommand) -> Result<ExitCode> {
         BenchCommand::Soak(args) => crate::soak::run(args),
         BenchCommand::Mcp(args) => crate::mcp::run(args),
         BenchCommand::Graph(args) => crate::graph::run(args),
+        BenchCommand::Notes(args) => crate::notes::run(args),
         BenchCommand::Indexing(args) => crate::indexing::run(args),
     }
 }
