@@ -155,11 +155,7 @@ impl Workspace {
             return;
         };
         tracing::warn!("{say}");
-        let req = SyncRequest {
-            paths,
-            ..SyncRequest::default()
-        };
-        if let Err(e) = self.sync(&req, &()) {
+        if let Err(e) = self.sync_paths(paths) {
             tracing::warn!("sync after the interrupted move: {}", e.message);
         }
     }
@@ -204,6 +200,18 @@ impl Workspace {
     pub fn shut_down(&self) {
         self.stop.store(true, Ordering::SeqCst);
         drop(lock(&self.sync_lock));
+    }
+
+    /// Brings the index up to date with these files (and the notes whose
+    /// links they touch), as a write does before it answers.
+    pub(crate) fn sync_paths(&self, mut paths: Vec<String>) -> Result<SyncSummary, AppError> {
+        paths.sort();
+        paths.dedup();
+        let req = SyncRequest {
+            paths,
+            ..SyncRequest::default()
+        };
+        self.sync(&req, &())
     }
 
     /// Brings the index up to date with the whole vault.

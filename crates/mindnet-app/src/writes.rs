@@ -91,7 +91,12 @@ pub(crate) fn checked_file(vault: &Path, rel: &str) -> Result<PathBuf, AppError>
         .parent()
         .and_then(|p| p.canonicalize().ok())
         .ok_or_else(outside)?;
-    let meta = std::fs::symlink_metadata(&file).map_err(|_| outside())?;
+    let meta = std::fs::symlink_metadata(&file).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => AppError::not_found(format!(
+            "{rel}: the file is gone (the index is behind the vault; the next sync removes it)"
+        )),
+        _ => outside(),
+    })?;
     if !folder.starts_with(&root) || !meta.is_file() {
         return Err(outside());
     }

@@ -22,6 +22,15 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// Words no generated note holds: three of them make each edit's sentence
+/// its own, so that one edit's search does not find the others.
+const RARE: &[&str] = &[
+    "Kranich", "Lavendel", "Orgelpfeife", "Seidenraupe", "Leuchtturm", "Zimtschnecke",
+    "Trompete", "Wanderdüne", "Mondfinsternis", "Kupferkessel", "Walnussbaum", "Eisvogel",
+    "Schachuhr", "Hängebrücke", "Pfefferminze", "Segelflug", "Bernstein", "Murmeltier",
+    "Zeppelin", "Holunder", "Glockenspiel", "Tintenfisch", "Saphir", "Flusskrebs",
+];
+
 /// The folder the move benchmark writes its notes into.
 const FOLDER: &str = "bench-notes";
 
@@ -72,21 +81,32 @@ fn edits(ws: &Workspace, args: &NotesBench) -> Result<()> {
     let mut missed = 0;
     for i in 0..args.edits {
         let path = rng.pick(&paths);
-        let word = format!("notizbench{}x{i}", args.seed);
+        let word = format!(
+            "{} {} {} notizbench{}x{i}",
+            rng.pick(RARE),
+            rng.pick(RARE),
+            rng.pick(RARE),
+            args.seed
+        );
         let t = Instant::now();
         let done = AtomicBool::new(false);
+        let sentence = format!("Ein Nachtrag über {word}");
         let found = std::thread::scope(|s| -> Result<Option<Duration>> {
-            let watcher = s.spawn(|| first_found(ws, &word, path, &done, t));
+            let watcher = s.spawn(|| first_found(ws, &sentence, path, &done, t));
             let req = EditNoteRequest {
                 note: path.clone(),
                 operation: EditOperation::Append,
-                content: format!("Ein Nachtrag über {word}."),
+                content: format!("{sentence}."),
                 ..Default::default()
             };
-            ws.call::<EditNoteOp>(&req)?;
+            let edited = ws.call::<EditNoteOp>(&req);
             answered.push(t.elapsed().as_secs_f64() * 1000.0);
+            // Set before the edit's result is looked at: the watcher must
+            // end whatever the edit did.
             done.store(true, Ordering::SeqCst);
-            Ok(watcher.join().unwrap_or(None))
+            let found = watcher.join().unwrap_or(None);
+            edited.with_context(|| format!("editing {path}"))?;
+            Ok(found)
         })?;
         match found {
             Some(d) => searchable.push(d.as_secs_f64() * 1000.0),
@@ -95,25 +115,27 @@ fn edits(ws: &Workspace, args: &NotesBench) -> Result<()> {
     }
     let (s, a) = (latency(&searchable), latency(&answered));
     println!(
-        "edits ({}): searchable p50 {:.0} ms, p95 {:.0} ms ({missed} not in the first ten hits of a search for their word); answered (with the lint) p50 {:.0} ms, p95 {:.0} ms",
+        "edits ({}): searchable p50 {:.0} ms, p95 {:.0} ms ({missed} not in the first ten hits of a search for their sentence); answered (with the lint) p50 {:.0} ms, p95 {:.0} ms",
         args.edits, s.p50, s.p95, a.p50, a.p95
     );
     Ok(())
 }
 
-/// Searches for `word` until the note at `path` is among its first ten
-/// hits (or the edit answered and one more search did not find it): when
-/// it was found.
+/// Searches for the appended sentence (as a person looks for what they
+/// just wrote) until the note at `path` is among its first ten hits (or
+/// the edit answered and one more search did not find it): when it was
+/// found. (A search for the new word alone is a retrieval question: its
+/// one lexical hit competes with the dense scores of every other note.)
 fn first_found(
     ws: &Workspace,
-    word: &str,
+    sentence: &str,
     path: &str,
     done: &AtomicBool,
     t: Instant,
 ) -> Option<Duration> {
     loop {
         let finished = done.load(Ordering::SeqCst);
-        let mut q = QueryRequest::new(word);
+        let mut q = QueryRequest::new(sentence);
         q.k = Some(10);
         let hits = ws.call::<QueryOp>(&q).ok()?.hits;
         if hits.iter().any(|h| h.path == path) {
@@ -159,6 +181,10 @@ fn moves(ws: &Workspace, args: &NotesBench) -> Result<()> {
         args.moves, l.p50, l.max
     );
     std::fs::remove_dir_all(&dir).with_context(|| dir.display().to_string())?;
-    ws.sync(&SyncRequest::default(), &())?;
+    let forget = SyncRequest {
+        sync_deletes: true,
+        ..SyncRequest::default()
+    };
+    ws.sync(&forget, &())?;
     Ok(())
 }

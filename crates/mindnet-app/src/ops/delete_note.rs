@@ -7,7 +7,6 @@
 use crate::changes::ChangeKind;
 use crate::find::find_note;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
-use crate::ops::sync::SyncRequest;
 use crate::writes::{checked_file, read_for_change};
 use crate::{AppError, ErrorCode, Workspace};
 use mindnet_store::Store;
@@ -113,13 +112,7 @@ fn delete_note(ws: &Workspace, req: &DeleteNoteRequest) -> Result<DeleteNoteResp
     }
     // The path is gone: the sync deletes the note and re-plans the notes
     // whose links named it, which now lead nowhere.
-    ws.sync(
-        &SyncRequest {
-            paths: vec![state.path.clone()],
-            ..SyncRequest::default()
-        },
-        &(),
-    )?;
+    ws.sync_paths(vec![state.path.clone()])?;
     Ok(DeleteNoteResponse {
         note_id: state.note_id,
         title: state.title,

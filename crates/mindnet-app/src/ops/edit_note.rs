@@ -9,7 +9,6 @@ use crate::changes::ChangeKind;
 use crate::find::find_note;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::ops::lint::Finding;
-use crate::ops::sync::SyncRequest;
 use crate::sections::find_section;
 use crate::writes::{findings_for, read_for_change, write_back};
 use crate::{AppError, ErrorCode, Workspace};
@@ -139,13 +138,7 @@ fn edit_note(ws: &Workspace, req: &EditNoteRequest) -> Result<EditNoteResponse, 
     let version = if changed {
         let v = write_back(&cur, &text)?;
         crate::changes::record(ws.settings(), &path, ChangeKind::Edited, None);
-        ws.sync(
-            &SyncRequest {
-                paths: vec![path.clone()],
-                ..SyncRequest::default()
-            },
-            &(),
-        )?;
+        ws.sync_paths(vec![path.clone()])?;
         v
     } else {
         cur.note.version()

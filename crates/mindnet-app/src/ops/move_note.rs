@@ -15,7 +15,6 @@ use crate::find::find_note;
 use crate::move_journal::{JournalFile, MoveJournal, finish_interrupted};
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::ops::lint::Finding;
-use crate::ops::sync::SyncRequest;
 use crate::writes::{Current, findings_for, read_for_change, replace};
 use crate::{AppError, ErrorCode, Workspace};
 use mindnet_core::ids::note_id_for_path;
@@ -118,7 +117,7 @@ fn move_note(ws: &Workspace, req: &MoveNoteRequest) -> Result<MoveNoteResponse, 
     let _writing = ws.writing();
     if let Some((say, paths)) = finish_interrupted(vault, data) {
         tracing::warn!("{say}");
-        sync_paths(ws, paths)?;
+        ws.sync_paths(paths)?;
     }
     let (state, entries) = {
         let store = ws.read();
@@ -189,7 +188,7 @@ fn move_note(ws: &Workspace, req: &MoveNoteRequest) -> Result<MoveNoteResponse, 
     }
     let mut paths: Vec<String> = vec![state.path.clone(), to.clone()];
     paths.extend(relinked.iter().map(|r| r.path.clone()));
-    sync_paths(ws, paths.clone())?;
+    ws.sync_paths(paths.clone())?;
     let note_id = ws
         .read()
         .catalog()?
@@ -367,19 +366,6 @@ fn carry_out(
     }
     relinked.sort_by(|a, b| a.path.cmp(&b.path));
     Ok((relinked, not_relinked))
-}
-
-fn sync_paths(ws: &Workspace, mut paths: Vec<String>) -> Result<(), AppError> {
-    paths.sort();
-    paths.dedup();
-    ws.sync(
-        &SyncRequest {
-            paths,
-            ..SyncRequest::default()
-        },
-        &(),
-    )
-    .map(|_| ())
 }
 
 #[cfg(test)]

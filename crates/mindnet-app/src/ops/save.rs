@@ -5,7 +5,6 @@
 use crate::changes::ChangeKind;
 use crate::draft::{folder_parts, inside_vault};
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
-use crate::ops::sync::SyncRequest;
 use crate::slugify;
 use crate::writes::{findings_for, read_for_change, replace};
 use crate::{AppError, ErrorCode, Workspace};
@@ -143,13 +142,7 @@ fn save(ws: &Workspace, req: &SaveRequest) -> Result<SaveResponse, AppError> {
         ChangeKind::Created
     };
     crate::changes::record(ws.settings(), &path, change, None);
-    let sync = ws.sync(
-        &SyncRequest {
-            paths: vec![path.clone()],
-            ..SyncRequest::default()
-        },
-        &(),
-    )?;
+    let sync = ws.sync_paths(vec![path.clone()])?;
     let store = ws.read();
     let note_id = store
         .catalog()?
