@@ -25,10 +25,30 @@ use std::time::{Duration, Instant};
 /// Words no generated note holds: three of them make each edit's sentence
 /// its own, so that one edit's search does not find the others.
 const RARE: &[&str] = &[
-    "Kranich", "Lavendel", "Orgelpfeife", "Seidenraupe", "Leuchtturm", "Zimtschnecke",
-    "Trompete", "Wanderdüne", "Mondfinsternis", "Kupferkessel", "Walnussbaum", "Eisvogel",
-    "Schachuhr", "Hängebrücke", "Pfefferminze", "Segelflug", "Bernstein", "Murmeltier",
-    "Zeppelin", "Holunder", "Glockenspiel", "Tintenfisch", "Saphir", "Flusskrebs",
+    "Kranich",
+    "Lavendel",
+    "Orgelpfeife",
+    "Seidenraupe",
+    "Leuchtturm",
+    "Zimtschnecke",
+    "Trompete",
+    "Wanderdüne",
+    "Mondfinsternis",
+    "Kupferkessel",
+    "Walnussbaum",
+    "Eisvogel",
+    "Schachuhr",
+    "Hängebrücke",
+    "Pfefferminze",
+    "Segelflug",
+    "Bernstein",
+    "Murmeltier",
+    "Zeppelin",
+    "Holunder",
+    "Glockenspiel",
+    "Tintenfisch",
+    "Saphir",
+    "Flusskrebs",
 ];
 
 /// The folder the move benchmark writes its notes into.
