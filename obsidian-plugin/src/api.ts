@@ -1,0 +1,154 @@
+// The client of a running `mindnet serve`: every call goes through
+// Obsidian's `requestUrl` to the configured address, and nowhere else.
+// The plugin reads no note's text itself; the server does.
+
+import { requestUrl } from "obsidian";
+import type { RequestUrlParam, RequestUrlResponse } from "obsidian";
+
+export interface MindnetSettings {
+	/** The address `mindnet serve` listens on. */
+	server: string;
+	/** The bearer token, when the server asks for one. */
+	token: string;
+	/** How many notes around the active note the pane shows. */
+	maxNotes: number;
+}
+
+export const DEFAULT_SETTINGS: MindnetSettings = {
+	server: "http://127.0.0.1:8001",
+	token: "",
+	maxNotes: 20,
+};
+
+/** No server answered at the configured address. */
+export class ServerUnreachable extends Error {}
+
+/** The server answered with one of mindnet's errors. */
+export class ServerError extends Error {
+	constructor(
+		readonly status: number,
+		readonly code: string,
+		message: string,
+	) {
+		super(message);
+	}
+}
+
+export interface SyncProgress {
+	running: boolean;
+}
+
+export interface Status {
+	notes: number;
+	chunks: number;
+	edges: number;
+	model: string;
+	sync: SyncProgress;
+}
+
+export interface GraphNode {
+	note_id: string;
+	title: string;
+	type: string;
+	path: string;
+	hops: number;
+}
+
+export interface GraphEdge {
+	from: string;
+	to: string;
+	kind: string;
+	provenance: string;
+	edge_id: string;
+	sentence: string | null;
+}
+
+export interface ChainNode {
+	title: string;
+	path: string;
+	type: string;
+	kind: string;
+	forward_kind: string;
+	repeated: boolean;
+	children: ChainNode[];
+}
+
+export interface Chains {
+	title: string;
+	path: string;
+	causes: ChainNode[];
+	effects: ChainNode[];
+}
+
+export interface Graph {
+	start: string;
+	nodes: GraphNode[];
+	edges: GraphEdge[];
+	truncated: boolean;
+	chains: Chains;
+}
+
+export interface Finding {
+	path: string;
+	line: number;
+	column: number;
+	rule: string;
+	severity: "error" | "warning" | "recommendation";
+	message: string;
+}
+
+export interface LintReport {
+	notes: number;
+	findings: Finding[];
+}
+
+export class MindnetClient {
+	constructor(private readonly settings: () => MindnetSettings) {}
+
+	status(): Promise<Status> {
+		return this.call<Status>("GET", "/status");
+	}
+
+	/** The note's neighbourhood: typed edges with their sentences, and its chains. */
+	context(path: string, hops: number): Promise<Graph> {
+		const max = this.settings().maxNotes;
+		const query = `note=${encodeURIComponent(path)}&hops=${hops}&max_notes=${max}`;
+		return this.call<Graph>("GET", `/graph/neighbors?${query}`);
+	}
+
+	lint(path: string): Promise<LintReport> {
+		return this.call<LintReport>("POST", "/lint", { note: path });
+	}
+
+	private async call<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+		const { server, token } = this.settings();
+		const headers: Record<string, string> = { "Content-Type": "application/json" };
+		if (token !== "") {
+			headers["Authorization"] = `Bearer ${token}`;
+		}
+		const request: RequestUrlParam = {
+			url: server.replace(/\/+$/, "") + path,
+			method,
+			headers,
+			throw: false,
+		};
+		if (body !== undefined) {
+			request.body = JSON.stringify(body);
+		}
+		let response: RequestUrlResponse;
+		try {
+			response = await requestUrl(request);
+		} catch {
+			throw new ServerUnreachable(`no mindnet server at ${server}`);
+		}
+		if (response.status >= 400) {
+			const error = (response.json as { error?: { code?: string; message?: string } } | null)?.error;
+			throw new ServerError(
+				response.status,
+				error?.code ?? "http",
+				error?.message ?? `HTTP ${response.status}`,
+			);
+		}
+		return response.json as T;
+	}
+}

@@ -1,0 +1,148 @@
+// mindnet in Obsidian: a side pane for the active note and a status bar
+// item, over the HTTP API of a `mindnet serve` on the user's machine.
+
+import { Notice, Plugin, PluginSettingTab, Setting } from "obsidian";
+import type { App } from "obsidian";
+import { DEFAULT_SETTINGS, MindnetClient, ServerUnreachable } from "./api";
+import type { MindnetSettings } from "./api";
+import { NoteView, VIEW_TYPE } from "./view";
+
+/** How often the status bar asks the server how it is. */
+const STATUS_EVERY_MS = 30_000;
+
+export default class MindnetPlugin extends Plugin {
+	settings: MindnetSettings = { ...DEFAULT_SETTINGS };
+	private client = new MindnetClient(() => this.settings);
+	private statusItem: HTMLElement | null = null;
+	/** Set once the user was told no server runs, until one answers again. */
+	private told = false;
+
+	async onload(): Promise<void> {
+		await this.loadSettings();
+		this.registerView(VIEW_TYPE, (leaf) => new NoteView(leaf, this.client, () => this.noServer()));
+		this.addSettingTab(new MindnetSettingTab(this.app, this));
+		this.addCommand({
+			id: "open-pane",
+			name: "Open the pane for the current note",
+			callback: () => void this.openPane(),
+		});
+		this.addCommand({
+			id: "show-status",
+			name: "Show the index status",
+			callback: () => void this.showStatus(),
+		});
+		this.statusItem = this.addStatusBarItem();
+		this.registerInterval(window.setInterval(() => void this.updateStatus(), STATUS_EVERY_MS));
+		this.app.workspace.onLayoutReady(() => void this.updateStatus());
+	}
+
+	async loadSettings(): Promise<void> {
+		this.settings = { ...DEFAULT_SETTINGS, ...((await this.loadData()) as Partial<MindnetSettings> | null) };
+	}
+
+	async saveSettings(): Promise<void> {
+		await this.saveData(this.settings);
+	}
+
+	private async openPane(): Promise<void> {
+		const existing = this.app.workspace.getLeavesOfType(VIEW_TYPE);
+		const leaf = existing[0] ?? this.app.workspace.getRightLeaf(false);
+		if (leaf === null) {
+			return;
+		}
+		await leaf.setViewState({ type: VIEW_TYPE, active: true });
+		await this.app.workspace.revealLeaf(leaf);
+	}
+
+	private async showStatus(): Promise<void> {
+		try {
+			const s = await this.client.status();
+			new Notice(`mindnet: ${s.notes} notes, ${s.chunks} chunks, ${s.edges} edges (${s.model})`);
+		} catch (e) {
+			this.report(e);
+		}
+	}
+
+	private async updateStatus(): Promise<void> {
+		const item = this.statusItem;
+		if (item === null) {
+			return;
+		}
+		try {
+			const s = await this.client.status();
+			this.told = false;
+			item.setText(s.sync.running ? `Mindnet: syncing, ${s.notes} notes` : `Mindnet: ${s.notes} notes`);
+		} catch (e) {
+			item.setText("Mindnet: not connected");
+			if (e instanceof ServerUnreachable) {
+				this.noServer();
+			}
+		}
+	}
+
+	private report(e: unknown): void {
+		if (e instanceof ServerUnreachable) {
+			this.told = false;
+			this.noServer();
+		} else {
+			new Notice(`mindnet: ${e instanceof Error ? e.message : String(e)}`);
+		}
+	}
+
+	/** One notice that says how to start the server; no repeats. */
+	noServer(): void {
+		if (this.told) {
+			return;
+		}
+		this.told = true;
+		new Notice(
+			`mindnet: no server at ${this.settings.server}. Start it with: mindnet serve <your vault>`,
+			10_000,
+		);
+	}
+}
+
+class MindnetSettingTab extends PluginSettingTab {
+	constructor(
+		app: App,
+		private readonly plugin: MindnetPlugin,
+	) {
+		super(app, plugin);
+	}
+
+	display(): void {
+		const { containerEl } = this;
+		containerEl.empty();
+		new Setting(containerEl)
+			.setName("Server address")
+			.setDesc("Where mindnet serve listens (it prints the address when it starts).")
+			.addText((text) =>
+				text.setValue(this.plugin.settings.server).onChange(async (value) => {
+					this.plugin.settings.server = value.trim();
+					await this.plugin.saveSettings();
+				}),
+			);
+		new Setting(containerEl)
+			.setName("Token")
+			.setDesc("Only when the server was started with --token.")
+			.addText((text) =>
+				text.setValue(this.plugin.settings.token).onChange(async (value) => {
+					this.plugin.settings.token = value.trim();
+					await this.plugin.saveSettings();
+				}),
+			);
+		new Setting(containerEl)
+			.setName("Notes around a note")
+			.setDesc("At most this many linked notes in the pane.")
+			.addSlider((slider) =>
+				slider
+					.setLimits(5, 100, 5)
+					.setValue(this.plugin.settings.maxNotes)
+					.setDynamicTooltip()
+					.onChange(async (value) => {
+						this.plugin.settings.maxNotes = value;
+						await this.plugin.saveSettings();
+					}),
+			);
+	}
+}

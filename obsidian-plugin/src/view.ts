@@ -1,0 +1,161 @@
+// The side pane: for the active note, its typed links in and out (each with
+// the sentence that carries it), its causes and effects, and what the
+// linter finds in it. Everything comes from the server; the pane keeps no
+// reference to the plugin beyond the client and the way to open a note.
+
+import { ItemView, TFile, WorkspaceLeaf, debounce } from "obsidian";
+import type { ChainNode, Finding, Graph, GraphEdge, MindnetClient } from "./api";
+import { ServerUnreachable } from "./api";
+
+export const VIEW_TYPE = "mindnet-note";
+
+export class NoteView extends ItemView {
+	private shown: string | null = null;
+
+	constructor(
+		leaf: WorkspaceLeaf,
+		private readonly client: MindnetClient,
+		private readonly unreachable: () => void,
+	) {
+		super(leaf);
+	}
+
+	getViewType(): string {
+		return VIEW_TYPE;
+	}
+
+	getDisplayText(): string {
+		return "Mindnet";
+	}
+
+	getIcon(): string {
+		return "network";
+	}
+
+	async onOpen(): Promise<void> {
+		const refresh = debounce(() => void this.refresh(false), 800, true);
+		this.registerEvent(this.app.workspace.on("active-leaf-change", () => void this.refresh(false)));
+		this.registerEvent(
+			this.app.vault.on("modify", (file) => {
+				if (file.path === this.shown) {
+					refresh();
+				}
+			}),
+		);
+		await this.refresh(true);
+	}
+
+	/** Shows the active note; `force` shows it again even if it is shown. */
+	async refresh(force: boolean): Promise<void> {
+		const file = this.app.workspace.getActiveFile();
+		if (file === null || file.extension !== "md") {
+			return;
+		}
+		if (!force && file.path === this.shown) {
+			return;
+		}
+		this.shown = file.path;
+		const root = this.contentEl;
+		root.empty();
+		root.addClass("mindnet-pane");
+		root.createEl("h4", { text: file.basename });
+		try {
+			const [graph, report] = await Promise.all([
+				this.client.context(file.path, 1),
+				this.client.lint(file.path),
+			]);
+			if (this.shown !== file.path) {
+				return;
+			}
+			this.links(root, graph);
+			this.chains(root, graph);
+			this.findings(root, report.findings);
+		} catch (e) {
+			root.createEl("p", { cls: "mindnet-muted", text: message(e) });
+			if (e instanceof ServerUnreachable) {
+				this.unreachable();
+			}
+		}
+	}
+
+	private links(root: HTMLElement, graph: Graph): void {
+		const titles = new Map(graph.nodes.map((n) => [n.note_id, n]));
+		const outgoing = graph.edges.filter((e) => e.from === graph.start && e.to !== graph.start);
+		const incoming = graph.edges.filter((e) => e.to === graph.start && e.from !== graph.start);
+		for (const [heading, edges, other] of [
+			["Links out", outgoing, (e: GraphEdge) => e.to],
+			["Links in", incoming, (e: GraphEdge) => e.from],
+		] as const) {
+			root.createEl("h5", { text: `${heading} (${edges.length})` });
+			const list = root.createEl("ul", { cls: "mindnet-list" });
+			for (const e of edges) {
+				const node = titles.get(other(e));
+				if (node === undefined) {
+					continue;
+				}
+				const item = list.createEl("li");
+				this.noteLink(item, node.title, node.path);
+				item.createSpan({ cls: "mindnet-kind", text: ` ${e.kind} · ${e.provenance}` });
+				if (e.sentence !== null) {
+					item.createDiv({ cls: "mindnet-sentence", text: e.sentence });
+				}
+			}
+		}
+		if (graph.truncated) {
+			root.createEl("p", { cls: "mindnet-muted", text: "More notes around it than the pane shows." });
+		}
+	}
+
+	private chains(root: HTMLElement, graph: Graph): void {
+		const { causes, effects } = graph.chains;
+		if (causes.length === 0 && effects.length === 0) {
+			return;
+		}
+		for (const [heading, nodes] of [
+			["Causes", causes],
+			["Effects", effects],
+		] as const) {
+			if (nodes.length === 0) {
+				continue;
+			}
+			root.createEl("h5", { text: heading });
+			this.tree(root.createEl("ul", { cls: "mindnet-list" }), nodes);
+		}
+	}
+
+	private tree(list: HTMLElement, nodes: ChainNode[]): void {
+		for (const n of nodes) {
+			const item = list.createEl("li");
+			item.createSpan({ cls: "mindnet-kind", text: `${n.kind} ` });
+			this.noteLink(item, n.title, n.path);
+			if (n.children.length > 0 && !n.repeated) {
+				this.tree(item.createEl("ul", { cls: "mindnet-list" }), n.children);
+			}
+		}
+	}
+
+	private findings(root: HTMLElement, findings: Finding[]): void {
+		root.createEl("h5", { text: `Linter (${findings.length})` });
+		const list = root.createEl("ul", { cls: "mindnet-list" });
+		for (const f of findings) {
+			const item = list.createEl("li", { cls: `mindnet-${f.severity}` });
+			item.createSpan({ cls: "mindnet-kind", text: `${f.rule}, line ${f.line}: ` });
+			item.createSpan({ text: f.message });
+		}
+	}
+
+	private noteLink(parent: HTMLElement, title: string, path: string): void {
+		const a = parent.createEl("a", { cls: "mindnet-note", text: title, href: "#" });
+		this.registerDomEvent(a, "click", (evt) => {
+			evt.preventDefault();
+			const file = this.app.vault.getAbstractFileByPath(path);
+			if (file instanceof TFile) {
+				void this.app.workspace.getLeaf(false).openFile(file);
+			}
+		});
+	}
+}
+
+function message(e: unknown): string {
+	return e instanceof Error ? e.message : String(e);
+}
