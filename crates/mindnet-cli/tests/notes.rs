@@ -337,3 +337,45 @@ fn edits_and_a_delete_through_the_cli() {
         "{trashed}"
     );
 }
+
+/// Over HTTP against a running server: a stale version is a 409 whose body
+/// names the current version, the file stays, and the current version
+/// then works; a move's answer names the relinked note, which the watcher
+/// and the write agree on.
+#[test]
+fn a_stale_version_is_409_over_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path();
+    std::fs::write(vault.join("Ziel.md"), "# Ziel\n\nalt\n").unwrap();
+    std::fs::write(vault.join("Quelle.md"), "Siehe [[Ziel]].\n").unwrap();
+    import(vault);
+    let s = common::Server::start(vault, &[]);
+    s.wait_ready();
+    let (status, read) = s.get("/read_note?note=Ziel");
+    assert_eq!(status, 200, "{read}");
+    let v0 = read["version"].as_str().unwrap().to_string();
+    std::fs::write(vault.join("Ziel.md"), "# Ziel\n\nim Editor geändert\n").unwrap();
+    let edit = |version: &str| {
+        s.post(
+            "/edit_note",
+            &serde_json::json!({"note": "Ziel", "operation": "append", "content": "neu", "version": version}),
+        )
+    };
+    let (status, body) = edit(&v0);
+    assert_eq!(status, 409, "{body}");
+    let now = body["error"]["version"].as_str().unwrap().to_string();
+    assert_ne!(now, v0);
+    assert_eq!(
+        std::fs::read_to_string(vault.join("Ziel.md")).unwrap(),
+        "# Ziel\n\nim Editor geändert\n"
+    );
+    let (status, body) = edit(&now);
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = s.post("/move_note", &serde_json::json!({"note": "Ziel", "to": "Neu/Ziel"}));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["relinked"], serde_json::json!([]), "a file name that stays unique: nothing to rewrite");
+    let (status, body) = s.post("/move_note", &serde_json::json!({"note": "Neu/Ziel", "to": "Anders"}));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["relinked"], serde_json::json!([{"path": "Quelle.md", "links": 1}]));
+    assert_eq!(std::fs::read_to_string(vault.join("Quelle.md")).unwrap(), "Siehe [[Anders]].\n");
+}
