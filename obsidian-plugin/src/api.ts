@@ -12,12 +12,15 @@ export interface MindnetSettings {
 	token: string;
 	/** How many notes around the active note the pane shows. */
 	maxNotes: number;
+	/** How many related notes the pane shows. */
+	related: number;
 }
 
 export const DEFAULT_SETTINGS: MindnetSettings = {
 	server: "http://127.0.0.1:8001",
 	token: "",
 	maxNotes: 20,
+	related: 8,
 };
 
 /** No server answered at the configured address. */
@@ -88,6 +91,24 @@ export interface Graph {
 	chains: Chains;
 }
 
+export interface Hit {
+	note_id: string;
+	title: string;
+	path: string;
+	type: string;
+	status: string;
+	score: number;
+	/** Why it ranks where it does: meaning, shared names, typed edges, type and status. */
+	reasons: string[];
+}
+
+export interface Related {
+	note_id: string;
+	title: string;
+	path: string;
+	hits: Hit[];
+}
+
 export interface Finding {
 	path: string;
 	line: number;
@@ -114,6 +135,11 @@ export class MindnetClient {
 		const max = this.settings().maxNotes;
 		const query = `note=${encodeURIComponent(path)}&hops=${hops}&max_notes=${max}`;
 		return this.call<Graph>("GET", `/graph/neighbors?${query}`);
+	}
+
+	/** The notes that belong with a note, each with its reasons. */
+	related(path: string, k: number): Promise<Related> {
+		return this.call<Related>("GET", `/related?note=${encodeURIComponent(path)}&k=${k}`);
 	}
 
 	lint(path: string): Promise<LintReport> {

@@ -19,7 +19,13 @@ export default class MindnetPlugin extends Plugin {
 
 	async onload(): Promise<void> {
 		await this.loadSettings();
-		this.registerView(VIEW_TYPE, (leaf) => new NoteView(leaf, this.client, () => this.noServer()));
+		this.registerView(VIEW_TYPE, (leaf) =>
+			new NoteView(
+				leaf,
+				this.client,
+				() => this.settings.related,
+				() => this.noServer(),
+			));
 		this.addSettingTab(new MindnetSettingTab(this.app, this));
 		this.addCommand({
 			id: "open-pane",
@@ -130,6 +136,19 @@ class MindnetSettingTab extends PluginSettingTab {
 					this.plugin.settings.token = value.trim();
 					await this.plugin.saveSettings();
 				}),
+			);
+		new Setting(containerEl)
+			.setName("Related notes")
+			.setDesc("How many related notes the pane shows, each with its reasons.")
+			.addSlider((slider) =>
+				slider
+					.setLimits(1, 30, 1)
+					.setValue(this.plugin.settings.related)
+					.setDynamicTooltip()
+					.onChange(async (value) => {
+						this.plugin.settings.related = value;
+						await this.plugin.saveSettings();
+					}),
 			);
 		new Setting(containerEl)
 			.setName("Notes around a note")

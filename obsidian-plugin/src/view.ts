@@ -4,7 +4,7 @@
 // reference to the plugin beyond the client and the way to open a note.
 
 import { ItemView, TFile, WorkspaceLeaf, debounce } from "obsidian";
-import type { ChainNode, Finding, Graph, GraphEdge, MindnetClient } from "./api";
+import type { ChainNode, Finding, Graph, GraphEdge, Hit, MindnetClient } from "./api";
 import { ServerUnreachable } from "./api";
 
 export const VIEW_TYPE = "mindnet-note";
@@ -15,6 +15,7 @@ export class NoteView extends ItemView {
 	constructor(
 		leaf: WorkspaceLeaf,
 		private readonly client: MindnetClient,
+		private readonly relatedCount: () => number,
 		private readonly unreachable: () => void,
 	) {
 		super(leaf);
@@ -60,13 +61,15 @@ export class NoteView extends ItemView {
 		root.addClass("mindnet-pane");
 		root.createEl("h4", { text: file.basename });
 		try {
-			const [graph, report] = await Promise.all([
+			const [related, graph, report] = await Promise.all([
+				this.client.related(file.path, this.relatedCount()),
 				this.client.context(file.path, 1),
 				this.client.lint(file.path),
 			]);
 			if (this.shown !== file.path) {
 				return;
 			}
+			this.related(root, related.hits);
 			this.links(root, graph);
 			this.chains(root, graph);
 			this.findings(root, report.findings);
@@ -74,6 +77,20 @@ export class NoteView extends ItemView {
 			root.createEl("p", { cls: "mindnet-muted", text: message(e) });
 			if (e instanceof ServerUnreachable) {
 				this.unreachable();
+			}
+		}
+	}
+
+	private related(root: HTMLElement, hits: Hit[]): void {
+		root.createEl("h5", { text: `Related (${hits.length})` });
+		const list = root.createEl("ul", { cls: "mindnet-list" });
+		for (const h of hits) {
+			const item = list.createEl("li");
+			this.noteLink(item, h.title, h.path);
+			item.createSpan({ cls: "mindnet-kind", text: ` ${h.score.toFixed(2)} · ${h.type}` });
+			const reasons = item.createEl("ul", { cls: "mindnet-reasons" });
+			for (const r of h.reasons) {
+				reasons.createEl("li", { text: r });
 			}
 		}
 	}

@@ -371,11 +371,27 @@ fn a_stale_version_is_409_over_http() {
     );
     let (status, body) = edit(&now);
     assert_eq!(status, 200, "{body}");
-    let (status, body) = s.post("/move_note", &serde_json::json!({"note": "Ziel", "to": "Neu/Ziel"}));
+    let (status, body) = s.post(
+        "/move_note",
+        &serde_json::json!({"note": "Ziel", "to": "Neu/Ziel"}),
+    );
     assert_eq!(status, 200, "{body}");
-    assert_eq!(body["relinked"], serde_json::json!([]), "a file name that stays unique: nothing to rewrite");
-    let (status, body) = s.post("/move_note", &serde_json::json!({"note": "Neu/Ziel", "to": "Anders"}));
+    assert_eq!(
+        body["relinked"],
+        serde_json::json!([]),
+        "a file name that stays unique: nothing to rewrite"
+    );
+    let (status, body) = s.post(
+        "/move_note",
+        &serde_json::json!({"note": "Neu/Ziel", "to": "Anders"}),
+    );
     assert_eq!(status, 200, "{body}");
-    assert_eq!(body["relinked"], serde_json::json!([{"path": "Quelle.md", "links": 1}]));
-    assert_eq!(std::fs::read_to_string(vault.join("Quelle.md")).unwrap(), "Siehe [[Anders]].\n");
+    assert_eq!(
+        body["relinked"],
+        serde_json::json!([{"path": "Quelle.md", "links": 1}])
+    );
+    assert_eq!(
+        std::fs::read_to_string(vault.join("Quelle.md")).unwrap(),
+        "Siehe [[Anders]].\n"
+    );
 }

@@ -38,6 +38,7 @@ operations! {
     ask::AskOp,
     read_note::ReadNoteOp,
     neighbors::NeighborsOp,
+    related::RelatedOp,
     recent_changes::RecentChangesOp,
     lint::LintOp,
     save::SaveOp,
