@@ -7,6 +7,7 @@ mod chat_cmd;
 mod derived;
 mod import;
 mod lint_cmd;
+mod obsidian_cmd;
 mod progress;
 mod query_cmd;
 mod serve_cmd;
@@ -78,6 +79,9 @@ enum Command {
     /// Measure performance on generated vaults.
     #[command(subcommand)]
     Bench(mindnet_bench::BenchCommand),
+    /// The Obsidian plugin: install it into a vault.
+    #[command(subcommand)]
+    Obsidian(obsidian_cmd::ObsidianCommand),
 }
 
 /// mimalloc, not the system allocator: parsing a vault allocates many
@@ -152,6 +156,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Call(args) => call_cmd::call(args),
         Command::Models(cmd) => store_cmd::models(cmd),
         Command::Bench(cmd) => mindnet_bench::run(cmd),
+        Command::Obsidian(cmd) => obsidian_cmd::run(cmd),
     }
 }
 

@@ -1,0 +1,380 @@
+"use strict";
+var __defProp = Object.defineProperty;
+var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
+var __getOwnPropNames = Object.getOwnPropertyNames;
+var __hasOwnProp = Object.prototype.hasOwnProperty;
+var __export = (target, all) => {
+  for (var name in all)
+    __defProp(target, name, { get: all[name], enumerable: true });
+};
+var __copyProps = (to, from, except, desc) => {
+  if (from && typeof from === "object" || typeof from === "function") {
+    for (let key of __getOwnPropNames(from))
+      if (!__hasOwnProp.call(to, key) && key !== except)
+        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+  }
+  return to;
+};
+var __toCommonJS = (mod) => __copyProps(__defProp({}, "__esModule", { value: true }), mod);
+
+// src/main.ts
+var main_exports = {};
+__export(main_exports, {
+  default: () => MindnetPlugin
+});
+module.exports = __toCommonJS(main_exports);
+var import_obsidian3 = require("obsidian");
+
+// src/api.ts
+var import_obsidian = require("obsidian");
+var DEFAULT_SETTINGS = {
+  server: "http://127.0.0.1:8001",
+  token: "",
+  maxNotes: 20,
+  related: 8
+};
+var ServerUnreachable = class extends Error {
+};
+var ServerError = class extends Error {
+  constructor(status, code, message2) {
+    super(message2);
+    this.status = status;
+    this.code = code;
+  }
+};
+var MindnetClient = class {
+  constructor(settings) {
+    this.settings = settings;
+  }
+  status() {
+    return this.call("GET", "/status");
+  }
+  /** The note's neighbourhood: typed edges with their sentences, and its chains. */
+  context(path, hops) {
+    const max = this.settings().maxNotes;
+    const query = `note=${encodeURIComponent(path)}&hops=${hops}&max_notes=${max}`;
+    return this.call("GET", `/graph/neighbors?${query}`);
+  }
+  /** The notes that belong with a note, each with its reasons. */
+  related(path, k) {
+    return this.call("GET", `/related?note=${encodeURIComponent(path)}&k=${k}`);
+  }
+  lint(path) {
+    return this.call("POST", "/lint", { note: path });
+  }
+  async call(method, path, body) {
+    const { server, token } = this.settings();
+    const headers = { "Content-Type": "application/json" };
+    if (token !== "") {
+      headers["Authorization"] = `Bearer ${token}`;
+    }
+    const request = {
+      url: server.replace(/\/+$/, "") + path,
+      method,
+      headers,
+      throw: false
+    };
+    if (body !== void 0) {
+      request.body = JSON.stringify(body);
+    }
+    let response;
+    try {
+      response = await (0, import_obsidian.requestUrl)(request);
+    } catch {
+      throw new ServerUnreachable(`no mindnet server at ${server}`);
+    }
+    if (response.status >= 400) {
+      const error = response.json?.error;
+      throw new ServerError(
+        response.status,
+        error?.code ?? "http",
+        error?.message ?? `HTTP ${response.status}`
+      );
+    }
+    return response.json;
+  }
+};
+
+// src/view.ts
+var import_obsidian2 = require("obsidian");
+var VIEW_TYPE = "mindnet-note";
+var NoteView = class extends import_obsidian2.ItemView {
+  constructor(leaf, client, relatedCount, unreachable) {
+    super(leaf);
+    this.client = client;
+    this.relatedCount = relatedCount;
+    this.unreachable = unreachable;
+    this.shown = null;
+  }
+  getViewType() {
+    return VIEW_TYPE;
+  }
+  getDisplayText() {
+    return "Mindnet";
+  }
+  getIcon() {
+    return "network";
+  }
+  async onOpen() {
+    const refresh = (0, import_obsidian2.debounce)(() => void this.refresh(false), 800, true);
+    this.registerEvent(this.app.workspace.on("active-leaf-change", () => void this.refresh(false)));
+    this.registerEvent(
+      this.app.vault.on("modify", (file) => {
+        if (file.path === this.shown) {
+          refresh();
+        }
+      })
+    );
+    await this.refresh(true);
+  }
+  /** Shows the active note; `force` shows it again even if it is shown. */
+  async refresh(force) {
+    const file = this.app.workspace.getActiveFile();
+    if (file === null || file.extension !== "md") {
+      return;
+    }
+    if (!force && file.path === this.shown) {
+      return;
+    }
+    this.shown = file.path;
+    const root = this.contentEl;
+    root.empty();
+    root.addClass("mindnet-pane");
+    root.createEl("h4", { text: file.basename });
+    try {
+      const [related, graph, report] = await Promise.all([
+        this.client.related(file.path, this.relatedCount()),
+        this.client.context(file.path, 1),
+        this.client.lint(file.path)
+      ]);
+      if (this.shown !== file.path) {
+        return;
+      }
+      this.related(root, related.hits);
+      this.links(root, graph);
+      this.chains(root, graph);
+      this.findings(root, report.findings);
+    } catch (e) {
+      root.createEl("p", { cls: "mindnet-muted", text: message(e) });
+      if (e instanceof ServerUnreachable) {
+        this.unreachable();
+      }
+    }
+  }
+  related(root, hits) {
+    root.createEl("h5", { text: `Related (${hits.length})` });
+    const list = root.createEl("ul", { cls: "mindnet-list" });
+    for (const h of hits) {
+      const item = list.createEl("li");
+      this.noteLink(item, h.title, h.path);
+      item.createSpan({ cls: "mindnet-kind", text: ` ${h.score.toFixed(2)} \xB7 ${h.type}` });
+      const reasons = item.createEl("ul", { cls: "mindnet-reasons" });
+      for (const r of h.reasons) {
+        reasons.createEl("li", { text: r });
+      }
+    }
+  }
+  links(root, graph) {
+    const titles = new Map(graph.nodes.map((n) => [n.note_id, n]));
+    const outgoing = graph.edges.filter((e) => e.from === graph.start && e.to !== graph.start);
+    const incoming = graph.edges.filter((e) => e.to === graph.start && e.from !== graph.start);
+    for (const [heading, edges, other] of [
+      ["Links out", outgoing, (e) => e.to],
+      ["Links in", incoming, (e) => e.from]
+    ]) {
+      root.createEl("h5", { text: `${heading} (${edges.length})` });
+      const list = root.createEl("ul", { cls: "mindnet-list" });
+      for (const e of edges) {
+        const node = titles.get(other(e));
+        if (node === void 0) {
+          continue;
+        }
+        const item = list.createEl("li");
+        this.noteLink(item, node.title, node.path);
+        item.createSpan({ cls: "mindnet-kind", text: ` ${e.kind} \xB7 ${e.provenance}` });
+        if (e.sentence !== null) {
+          item.createDiv({ cls: "mindnet-sentence", text: e.sentence });
+        }
+      }
+    }
+    if (graph.truncated) {
+      root.createEl("p", { cls: "mindnet-muted", text: "More notes around it than the pane shows." });
+    }
+  }
+  chains(root, graph) {
+    const { causes, effects } = graph.chains;
+    if (causes.length === 0 && effects.length === 0) {
+      return;
+    }
+    for (const [heading, nodes] of [
+      ["Causes", causes],
+      ["Effects", effects]
+    ]) {
+      if (nodes.length === 0) {
+        continue;
+      }
+      root.createEl("h5", { text: heading });
+      this.tree(root.createEl("ul", { cls: "mindnet-list" }), nodes);
+    }
+  }
+  tree(list, nodes) {
+    for (const n of nodes) {
+      const item = list.createEl("li");
+      item.createSpan({ cls: "mindnet-kind", text: `${n.kind} ` });
+      this.noteLink(item, n.title, n.path);
+      if (n.children.length > 0 && !n.repeated) {
+        this.tree(item.createEl("ul", { cls: "mindnet-list" }), n.children);
+      }
+    }
+  }
+  findings(root, findings) {
+    root.createEl("h5", { text: `Linter (${findings.length})` });
+    const list = root.createEl("ul", { cls: "mindnet-list" });
+    for (const f of findings) {
+      const item = list.createEl("li", { cls: `mindnet-${f.severity}` });
+      item.createSpan({ cls: "mindnet-kind", text: `${f.rule}, line ${f.line}: ` });
+      item.createSpan({ text: f.message });
+    }
+  }
+  noteLink(parent, title, path) {
+    const a = parent.createEl("a", { cls: "mindnet-note", text: title, href: "#" });
+    this.registerDomEvent(a, "click", (evt) => {
+      evt.preventDefault();
+      const file = this.app.vault.getAbstractFileByPath(path);
+      if (file instanceof import_obsidian2.TFile) {
+        void this.app.workspace.getLeaf(false).openFile(file);
+      }
+    });
+  }
+};
+function message(e) {
+  return e instanceof Error ? e.message : String(e);
+}
+
+// src/main.ts
+var STATUS_EVERY_MS = 3e4;
+var MindnetPlugin = class extends import_obsidian3.Plugin {
+  constructor() {
+    super(...arguments);
+    this.settings = { ...DEFAULT_SETTINGS };
+    this.client = new MindnetClient(() => this.settings);
+    this.statusItem = null;
+    /** Set once the user was told no server runs, until one answers again. */
+    this.told = false;
+  }
+  async onload() {
+    await this.loadSettings();
+    this.registerView(VIEW_TYPE, (leaf) => new NoteView(
+      leaf,
+      this.client,
+      () => this.settings.related,
+      () => this.noServer()
+    ));
+    this.addSettingTab(new MindnetSettingTab(this.app, this));
+    this.addCommand({
+      id: "open-pane",
+      name: "Open the pane for the current note",
+      callback: () => void this.openPane()
+    });
+    this.addCommand({
+      id: "show-status",
+      name: "Show the index status",
+      callback: () => void this.showStatus()
+    });
+    this.statusItem = this.addStatusBarItem();
+    this.registerInterval(window.setInterval(() => void this.updateStatus(), STATUS_EVERY_MS));
+    this.app.workspace.onLayoutReady(() => void this.updateStatus());
+  }
+  async loadSettings() {
+    this.settings = { ...DEFAULT_SETTINGS, ...await this.loadData() };
+  }
+  async saveSettings() {
+    await this.saveData(this.settings);
+  }
+  async openPane() {
+    const existing = this.app.workspace.getLeavesOfType(VIEW_TYPE);
+    const leaf = existing[0] ?? this.app.workspace.getRightLeaf(false);
+    if (leaf === null) {
+      return;
+    }
+    await leaf.setViewState({ type: VIEW_TYPE, active: true });
+    await this.app.workspace.revealLeaf(leaf);
+  }
+  async showStatus() {
+    try {
+      const s = await this.client.status();
+      new import_obsidian3.Notice(`mindnet: ${s.notes} notes, ${s.chunks} chunks, ${s.edges} edges (${s.model})`);
+    } catch (e) {
+      this.report(e);
+    }
+  }
+  async updateStatus() {
+    const item = this.statusItem;
+    if (item === null) {
+      return;
+    }
+    try {
+      const s = await this.client.status();
+      this.told = false;
+      item.setText(s.sync.running ? `Mindnet: syncing, ${s.notes} notes` : `Mindnet: ${s.notes} notes`);
+    } catch (e) {
+      item.setText("Mindnet: not connected");
+      if (e instanceof ServerUnreachable) {
+        this.noServer();
+      }
+    }
+  }
+  report(e) {
+    if (e instanceof ServerUnreachable) {
+      this.told = false;
+      this.noServer();
+    } else {
+      new import_obsidian3.Notice(`mindnet: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  /** One notice that says how to start the server; no repeats. */
+  noServer() {
+    if (this.told) {
+      return;
+    }
+    this.told = true;
+    new import_obsidian3.Notice(
+      `mindnet: no server at ${this.settings.server}. Start it with: mindnet serve <your vault>`,
+      1e4
+    );
+  }
+};
+var MindnetSettingTab = class extends import_obsidian3.PluginSettingTab {
+  constructor(app, plugin) {
+    super(app, plugin);
+    this.plugin = plugin;
+  }
+  display() {
+    const { containerEl } = this;
+    containerEl.empty();
+    new import_obsidian3.Setting(containerEl).setName("Server address").setDesc("Where mindnet serve listens (it prints the address when it starts).").addText(
+      (text) => text.setValue(this.plugin.settings.server).onChange(async (value) => {
+        this.plugin.settings.server = value.trim();
+        await this.plugin.saveSettings();
+      })
+    );
+    new import_obsidian3.Setting(containerEl).setName("Token").setDesc("Only when the server was started with --token.").addText(
+      (text) => text.setValue(this.plugin.settings.token).onChange(async (value) => {
+        this.plugin.settings.token = value.trim();
+        await this.plugin.saveSettings();
+      })
+    );
+    new import_obsidian3.Setting(containerEl).setName("Related notes").setDesc("How many related notes the pane shows, each with its reasons.").addSlider(
+      (slider) => slider.setLimits(1, 30, 1).setValue(this.plugin.settings.related).setDynamicTooltip().onChange(async (value) => {
+        this.plugin.settings.related = value;
+        await this.plugin.saveSettings();
+      })
+    );
+    new import_obsidian3.Setting(containerEl).setName("Notes around a note").setDesc("At most this many linked notes in the pane.").addSlider(
+      (slider) => slider.setLimits(5, 100, 5).setValue(this.plugin.settings.maxNotes).setDynamicTooltip().onChange(async (value) => {
+        this.plugin.settings.maxNotes = value;
+        await this.plugin.saveSettings();
+      })
+    );
+  }
+};
