@@ -14,6 +14,6 @@ export default [
     },
   },
   {
-    ignores: ["node_modules/**", "main.js", "eslint.config.mjs"],
+    ignores: ["node_modules/**", "main.js", "eslint.config.mjs", "test/**"],
   },
 ];

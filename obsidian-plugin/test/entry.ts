@@ -1,0 +1,4 @@
+// What the test renders: the plugin, its pane and its client.
+export { default } from "../src/main";
+export { NoteView } from "../src/view";
+export { MindnetClient } from "../src/api";

@@ -1,0 +1,119 @@
+// The plugin's pane and status bar, rendered into jsdom with the host
+// module standing in for `obsidian`, against a real `mindnet serve` on the
+// bundled example vault; and the notice when no server answers.
+//
+//     node test/pane.test.mjs http://127.0.0.1:PORT
+
+import { build } from "esbuild";
+import { JSDOM } from "jsdom";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const server = process.argv[2];
+if (!server) {
+	throw new Error("give the server's address");
+}
+
+const dom = new JSDOM("<!doctype html><body></body>");
+globalThis.window = dom.window;
+globalThis.document = dom.window.document;
+globalThis.HTMLElement = dom.window.HTMLElement;
+const host = await import(join(here, "obsidian-host.mjs"));
+host.installDomHelpers(dom.window);
+
+// The plugin's sources, bundled with `obsidian` resolved to the host.
+const out = join(mkdtempSync(join(tmpdir(), "mindnet-plugin-")), "plugin.mjs");
+await build({
+	entryPoints: [join(here, "entry.ts")],
+	bundle: true,
+	format: "esm",
+	platform: "node",
+	outfile: out,
+	alias: { obsidian: join(here, "obsidian-host.mjs") },
+	logLevel: "warning",
+});
+const plugin = await import(out);
+
+let failures = 0;
+function check(cond, what, detail = "") {
+	if (cond) {
+		console.log(`✓ ${what}`);
+	} else {
+		failures += 1;
+		console.log(`✗ ${what} ${detail}`);
+	}
+}
+
+const NOTE = "Entscheidungen/Qdrant als Vektordatenbank.md";
+function app(active) {
+	return {
+		workspace: {
+			getActiveFile: () => new host.TFile(active),
+			on: () => ({}),
+			onLayoutReady: (cb) => cb(),
+			getLeavesOfType: () => [],
+		},
+		vault: {
+			on: () => ({}),
+			getAbstractFileByPath: (p) => new host.TFile(p),
+		},
+	};
+}
+
+// The pane of a note of the example vault.
+const settings = { server, token: "", maxNotes: 20, related: 5 };
+const client = new plugin.MindnetClient(() => settings);
+let unreachable = 0;
+const view = new plugin.NoteView(new host.WorkspaceLeaf(app(NOTE)), client, () => 5, () => (unreachable += 1));
+await view.onOpen();
+const pane = view.contentEl;
+const headings = [...pane.querySelectorAll("h5")].map((h) => h.textContent);
+check(pane.querySelector("h4")?.textContent === "Qdrant als Vektordatenbank", "the pane names the note");
+const related = headings.find((h) => h.startsWith("Related"));
+check(related && !related.includes("(0)"), "related notes are listed", related);
+const reasons = pane.querySelectorAll(".mindnet-reasons li");
+check(reasons.length > 0, "… each with its reasons", reasons.length);
+check(headings.some((h) => /^Links out \([1-9]/.test(h)), "the links out are listed", headings.join(" | "));
+const sentences = [...pane.querySelectorAll(".mindnet-sentence")].map((s) => s.textContent);
+check(sentences.some((s) => s.includes("[[")), "… with the sentence that carries each", sentences[0]);
+check(headings.includes("Causes") || headings.includes("Effects"), "the causal chain is shown", headings.join(" | "));
+check(headings.some((h) => h.startsWith("Linter (")), "the linter's findings are shown", headings.join(" | "));
+const links = [...pane.querySelectorAll("a.mindnet-note")];
+check(links.length > 0 && links.every((a) => a.getAttribute("href") === "#"), "notes open on click, not by URL");
+check(!pane.innerHTML.includes("<script"), "nothing of the server's text became markup");
+check(unreachable === 0, "no notice while the server answers");
+writeFileSync(join(dirname(out), "pane.html"), dom.serialize());
+
+// The status bar.
+const Plugin = plugin.default;
+const p = new Plugin(app(NOTE), { id: "mindnet", version: "0.1.0" });
+p.data = { server };
+await p.onload();
+await new Promise((r) => setTimeout(r, 500));
+const status = p.statusItems[0]?.textContent ?? "";
+check(/^Mindnet: \d+ notes$/.test(status), "the status bar counts the notes", status);
+check(p.commands.length >= 2, "the commands are registered", p.commands.map((c) => c.id).join(", "));
+
+// No server: one clear notice that says how to start it, no repeats.
+host.notices.length = 0;
+const down = new Plugin(app(NOTE), { id: "mindnet", version: "0.1.0" });
+down.data = { server: "http://127.0.0.1:9" };
+await down.onload();
+await new Promise((r) => setTimeout(r, 500));
+check(down.statusItems[0]?.textContent === "Mindnet: not connected", "the status bar says it is not connected");
+await down.updateStatus();
+await down.updateStatus();
+const told = () => host.notices.filter((n) => n.includes("mindnet serve")).length;
+check(told() === 1, "one notice names the command that starts the server, however often the status is polled", JSON.stringify(host.notices));
+down.commands.find((c) => c.id === "show-status").callback();
+await new Promise((r) => setTimeout(r, 300));
+check(told() === 2, "… and again when the user asks for the status", JSON.stringify(host.notices));
+
+if (failures > 0) {
+	process.exit(1);
+}
+console.log("ok");
+process.exit(0);
