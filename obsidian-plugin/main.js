@@ -23,7 +23,7 @@ __export(main_exports, {
   default: () => MindnetPlugin
 });
 module.exports = __toCommonJS(main_exports);
-var import_obsidian3 = require("obsidian");
+var import_obsidian4 = require("obsidian");
 
 // src/api.ts
 var import_obsidian = require("obsidian");
@@ -54,6 +54,14 @@ var MindnetClient = class {
     const max = this.settings().maxNotes;
     const query = `note=${encodeURIComponent(path)}&hops=${hops}&max_notes=${max}`;
     return this.call("GET", `/graph/neighbors?${query}`);
+  }
+  /** A hybrid search, every hit with its reasons. */
+  search(text, k) {
+    return this.call("POST", "/query", { text, k });
+  }
+  /** A causal question, answered with its chains. */
+  ask(question) {
+    return this.call("POST", "/ask", { question });
   }
   /** The notes that belong with a note, each with its reasons. */
   related(path, k) {
@@ -95,10 +103,109 @@ var MindnetClient = class {
   }
 };
 
-// src/view.ts
+// src/modals.ts
 var import_obsidian2 = require("obsidian");
+var TYPING_PAUSE_MS = 250;
+var SearchModal = class extends import_obsidian2.SuggestModal {
+  constructor(app, client, failed) {
+    super(app);
+    this.client = client;
+    this.failed = failed;
+    this.timer = null;
+    this.setPlaceholder("Search the vault with mindnet");
+  }
+  getSuggestions(query) {
+    if (this.timer !== null) {
+      window.clearTimeout(this.timer);
+    }
+    if (query.trim().length < 2) {
+      return Promise.resolve([]);
+    }
+    return new Promise((resolve) => {
+      this.timer = window.setTimeout(() => {
+        this.client.search(query, 10).then((a) => resolve(a.hits)).catch((e) => {
+          this.failed(e);
+          resolve([]);
+        });
+      }, TYPING_PAUSE_MS);
+    });
+  }
+  renderSuggestion(hit, el) {
+    el.createDiv({ text: hit.title });
+    el.createDiv({ cls: "mindnet-kind", text: `${hit.score.toFixed(2)} \xB7 ${hit.reasons.slice(0, 2).join(" \xB7 ")}` });
+  }
+  onChooseSuggestion(hit) {
+    openNote(this.app, hit.path);
+  }
+};
+var AnswerModal = class extends import_obsidian2.Modal {
+  constructor(app, question, answer, causes) {
+    super(app);
+    this.question = question;
+    this.answer = answer;
+    this.causes = causes;
+  }
+  onOpen() {
+    const { contentEl } = this;
+    contentEl.empty();
+    contentEl.addClass("mindnet-pane");
+    contentEl.createEl("h4", { text: this.question });
+    const paths = this.answer.causal?.paths ?? [];
+    if (paths.length === 0 && this.causes.length > 0) {
+      contentEl.createEl("p", { cls: "mindnet-muted", text: "Its causes, as the notes link them:" });
+      causeTree(contentEl.createEl("ol", { cls: "mindnet-list" }), this.causes);
+    } else if (paths.length === 0) {
+      contentEl.createEl("p", { cls: "mindnet-muted", text: "No chain of causes found; the notes closest to the question:" });
+    }
+    for (const path of paths.slice(0, 3)) {
+      const list2 = contentEl.createEl("ol", { cls: "mindnet-list" });
+      const titles = new Map(path.notes.map((n) => [n.note_id, n.title]));
+      for (const step of path.steps) {
+        const item = list2.createEl("li");
+        item.createSpan({ text: `${titles.get(step.cause) ?? step.cause} ` });
+        item.createSpan({ cls: "mindnet-kind", text: `\u2192 ${step.kind} \u2192 ` });
+        item.createSpan({ text: titles.get(step.effect) ?? step.effect });
+        if (step.evidence !== "") {
+          item.createDiv({ cls: "mindnet-sentence", text: step.evidence });
+        }
+      }
+    }
+    const list = contentEl.createEl("ul", { cls: "mindnet-list" });
+    for (const hit of this.answer.hits.slice(0, 5)) {
+      const item = list.createEl("li");
+      const a = item.createEl("a", { cls: "mindnet-note", text: hit.title, href: "#" });
+      a.addEventListener("click", (evt) => {
+        evt.preventDefault();
+        this.close();
+        openNote(this.app, hit.path);
+      });
+    }
+  }
+  onClose() {
+    this.contentEl.empty();
+  }
+};
+function causeTree(list, nodes) {
+  for (const n of nodes) {
+    const item = list.createEl("li");
+    item.createSpan({ cls: "mindnet-kind", text: `${n.kind} ` });
+    item.createSpan({ text: n.title });
+    if (n.children.length > 0 && !n.repeated) {
+      causeTree(item.createEl("ol", { cls: "mindnet-list" }), n.children);
+    }
+  }
+}
+function openNote(app, path) {
+  const file = app.vault.getAbstractFileByPath(path);
+  if (file instanceof import_obsidian2.TFile) {
+    void app.workspace.getLeaf(false).openFile(file);
+  }
+}
+
+// src/view.ts
+var import_obsidian3 = require("obsidian");
 var VIEW_TYPE = "mindnet-note";
-var NoteView = class extends import_obsidian2.ItemView {
+var NoteView = class extends import_obsidian3.ItemView {
   constructor(leaf, client, relatedCount, unreachable) {
     super(leaf);
     this.client = client;
@@ -116,7 +223,7 @@ var NoteView = class extends import_obsidian2.ItemView {
     return "network";
   }
   async onOpen() {
-    const refresh = (0, import_obsidian2.debounce)(() => void this.refresh(false), 800, true);
+    const refresh = (0, import_obsidian3.debounce)(() => void this.refresh(false), 800, true);
     this.registerEvent(this.app.workspace.on("active-leaf-change", () => void this.refresh(false)));
     this.registerEvent(
       this.app.vault.on("modify", (file) => {
@@ -241,7 +348,7 @@ var NoteView = class extends import_obsidian2.ItemView {
     this.registerDomEvent(a, "click", (evt) => {
       evt.preventDefault();
       const file = this.app.vault.getAbstractFileByPath(path);
-      if (file instanceof import_obsidian2.TFile) {
+      if (file instanceof import_obsidian3.TFile) {
         void this.app.workspace.getLeaf(false).openFile(file);
       }
     });
@@ -253,7 +360,7 @@ function message(e) {
 
 // src/main.ts
 var STATUS_EVERY_MS = 3e4;
-var MindnetPlugin = class extends import_obsidian3.Plugin {
+var MindnetPlugin = class extends import_obsidian4.Plugin {
   constructor() {
     super(...arguments);
     this.settings = { ...DEFAULT_SETTINGS };
@@ -274,6 +381,21 @@ var MindnetPlugin = class extends import_obsidian3.Plugin {
     this.addCommand({
       id: "open-pane",
       name: "Open the pane for the current note",
+      callback: () => void this.openPane()
+    });
+    this.addCommand({
+      id: "search",
+      name: "Search the vault",
+      callback: () => new SearchModal(this.app, this.client, (e) => this.report(e)).open()
+    });
+    this.addCommand({
+      id: "ask-why",
+      name: "Ask why about the current note",
+      callback: () => void this.askWhy()
+    });
+    this.addCommand({
+      id: "lint-note",
+      name: "Lint the current note",
       callback: () => void this.openPane()
     });
     this.addCommand({
@@ -300,10 +422,27 @@ var MindnetPlugin = class extends import_obsidian3.Plugin {
     await leaf.setViewState({ type: VIEW_TYPE, active: true });
     await this.app.workspace.revealLeaf(leaf);
   }
+  async askWhy() {
+    const file = this.app.workspace.getActiveFile();
+    if (file === null) {
+      new import_obsidian4.Notice("Mindnet: open a note first");
+      return;
+    }
+    const question = `Warum ${file.basename}?`;
+    try {
+      const [answer, context] = await Promise.all([
+        this.client.ask(question),
+        this.client.context(file.path, 2)
+      ]);
+      new AnswerModal(this.app, question, answer, context.chains.causes).open();
+    } catch (e) {
+      this.report(e);
+    }
+  }
   async showStatus() {
     try {
       const s = await this.client.status();
-      new import_obsidian3.Notice(`mindnet: ${s.notes} notes, ${s.chunks} chunks, ${s.edges} edges (${s.model})`);
+      new import_obsidian4.Notice(`mindnet: ${s.notes} notes, ${s.chunks} chunks, ${s.edges} edges (${s.model})`);
     } catch (e) {
       this.report(e);
     }
@@ -329,7 +468,7 @@ var MindnetPlugin = class extends import_obsidian3.Plugin {
       this.told = false;
       this.noServer();
     } else {
-      new import_obsidian3.Notice(`mindnet: ${e instanceof Error ? e.message : String(e)}`);
+      new import_obsidian4.Notice(`mindnet: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   /** One notice that says how to start the server; no repeats. */
@@ -338,13 +477,13 @@ var MindnetPlugin = class extends import_obsidian3.Plugin {
       return;
     }
     this.told = true;
-    new import_obsidian3.Notice(
+    new import_obsidian4.Notice(
       `mindnet: no server at ${this.settings.server}. Start it with: mindnet serve <your vault>`,
       1e4
     );
   }
 };
-var MindnetSettingTab = class extends import_obsidian3.PluginSettingTab {
+var MindnetSettingTab = class extends import_obsidian4.PluginSettingTab {
   constructor(app, plugin) {
     super(app, plugin);
     this.plugin = plugin;
@@ -352,25 +491,25 @@ var MindnetSettingTab = class extends import_obsidian3.PluginSettingTab {
   display() {
     const { containerEl } = this;
     containerEl.empty();
-    new import_obsidian3.Setting(containerEl).setName("Server address").setDesc("Where mindnet serve listens (it prints the address when it starts).").addText(
+    new import_obsidian4.Setting(containerEl).setName("Server address").setDesc("Where mindnet serve listens (it prints the address when it starts).").addText(
       (text) => text.setValue(this.plugin.settings.server).onChange(async (value) => {
         this.plugin.settings.server = value.trim();
         await this.plugin.saveSettings();
       })
     );
-    new import_obsidian3.Setting(containerEl).setName("Token").setDesc("Only when the server was started with --token.").addText(
+    new import_obsidian4.Setting(containerEl).setName("Token").setDesc("Only when the server was started with --token.").addText(
       (text) => text.setValue(this.plugin.settings.token).onChange(async (value) => {
         this.plugin.settings.token = value.trim();
         await this.plugin.saveSettings();
       })
     );
-    new import_obsidian3.Setting(containerEl).setName("Related notes").setDesc("How many related notes the pane shows, each with its reasons.").addSlider(
+    new import_obsidian4.Setting(containerEl).setName("Related notes").setDesc("How many related notes the pane shows, each with its reasons.").addSlider(
       (slider) => slider.setLimits(1, 30, 1).setValue(this.plugin.settings.related).setDynamicTooltip().onChange(async (value) => {
         this.plugin.settings.related = value;
         await this.plugin.saveSettings();
       })
     );
-    new import_obsidian3.Setting(containerEl).setName("Notes around a note").setDesc("At most this many linked notes in the pane.").addSlider(
+    new import_obsidian4.Setting(containerEl).setName("Notes around a note").setDesc("At most this many linked notes in the pane.").addSlider(
       (slider) => slider.setLimits(5, 100, 5).setValue(this.plugin.settings.maxNotes).setDynamicTooltip().onChange(async (value) => {
         this.plugin.settings.maxNotes = value;
         await this.plugin.saveSettings();

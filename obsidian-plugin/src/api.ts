@@ -102,6 +102,30 @@ export interface Hit {
 	reasons: string[];
 }
 
+export interface PathNote {
+	note_id: string;
+	title: string;
+	type: string;
+}
+
+export interface PathStep {
+	cause: string;
+	effect: string;
+	kind: string;
+	evidence: string;
+}
+
+export interface CausalPath {
+	/** Cause first. */
+	notes: PathNote[];
+	steps: PathStep[];
+}
+
+export interface Answer {
+	hits: Hit[];
+	causal: { paths: CausalPath[] } | null;
+}
+
 export interface Related {
 	note_id: string;
 	title: string;
@@ -135,6 +159,16 @@ export class MindnetClient {
 		const max = this.settings().maxNotes;
 		const query = `note=${encodeURIComponent(path)}&hops=${hops}&max_notes=${max}`;
 		return this.call<Graph>("GET", `/graph/neighbors?${query}`);
+	}
+
+	/** A hybrid search, every hit with its reasons. */
+	search(text: string, k: number): Promise<Answer> {
+		return this.call<Answer>("POST", "/query", { text, k });
+	}
+
+	/** A causal question, answered with its chains. */
+	ask(question: string): Promise<Answer> {
+		return this.call<Answer>("POST", "/ask", { question });
 	}
 
 	/** The notes that belong with a note, each with its reasons. */

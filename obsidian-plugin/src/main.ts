@@ -5,6 +5,7 @@ import { Notice, Plugin, PluginSettingTab, Setting } from "obsidian";
 import type { App } from "obsidian";
 import { DEFAULT_SETTINGS, MindnetClient, ServerUnreachable } from "./api";
 import type { MindnetSettings } from "./api";
+import { AnswerModal, SearchModal } from "./modals";
 import { NoteView, VIEW_TYPE } from "./view";
 
 /** How often the status bar asks the server how it is. */
@@ -33,6 +34,21 @@ export default class MindnetPlugin extends Plugin {
 			callback: () => void this.openPane(),
 		});
 		this.addCommand({
+			id: "search",
+			name: "Search the vault",
+			callback: () => new SearchModal(this.app, this.client, (e) => this.report(e)).open(),
+		});
+		this.addCommand({
+			id: "ask-why",
+			name: "Ask why about the current note",
+			callback: () => void this.askWhy(),
+		});
+		this.addCommand({
+			id: "lint-note",
+			name: "Lint the current note",
+			callback: () => void this.openPane(),
+		});
+		this.addCommand({
 			id: "show-status",
 			name: "Show the index status",
 			callback: () => void this.showStatus(),
@@ -58,6 +74,24 @@ export default class MindnetPlugin extends Plugin {
 		}
 		await leaf.setViewState({ type: VIEW_TYPE, active: true });
 		await this.app.workspace.revealLeaf(leaf);
+	}
+
+	private async askWhy(): Promise<void> {
+		const file = this.app.workspace.getActiveFile();
+		if (file === null) {
+			new Notice("Mindnet: open a note first");
+			return;
+		}
+		const question = `Warum ${file.basename}?`;
+		try {
+			const [answer, context] = await Promise.all([
+				this.client.ask(question),
+				this.client.context(file.path, 2),
+			]);
+			new AnswerModal(this.app, question, answer, context.chains.causes).open();
+		} catch (e) {
+			this.report(e);
+		}
 	}
 
 	private async showStatus(): Promise<void> {

@@ -109,6 +109,29 @@ export class Plugin extends Component {
 	}
 }
 
+/** Modals the plugin opened, newest last (global, as `notices`). */
+export const opened = (globalThis.mindnetModals ??= []);
+
+export class Modal {
+	constructor(app) {
+		this.app = app;
+		this.contentEl = document.createElement("div");
+	}
+	open() {
+		opened.push(this);
+		this.onOpen?.();
+	}
+	close() {
+		this.onClose?.();
+	}
+}
+
+export class SuggestModal extends Modal {
+	setPlaceholder(p) {
+		this.placeholder = p;
+	}
+}
+
 export class PluginSettingTab {
 	constructor(app, plugin) {
 		this.app = app;

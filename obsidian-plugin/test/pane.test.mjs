@@ -97,6 +97,20 @@ const status = p.statusItems[0]?.textContent ?? "";
 check(/^Mindnet: \d+ notes$/.test(status), "the status bar counts the notes", status);
 check(p.commands.length >= 2, "the commands are registered", p.commands.map((c) => c.id).join(", "));
 
+// The commands: a search as you type, and "why?" about the current note.
+p.commands.find((c) => c.id === "search").callback();
+const search = host.opened.at(-1);
+const hits = await search.getSuggestions("Qdrant Vektordatenbank");
+check(hits.length > 0 && hits.some((h) => h.title.includes("Qdrant")), "the search modal finds notes as one types", hits.map((h) => h.title).join(" | "));
+const row = document.createElement("div");
+search.renderSuggestion(hits[0], row);
+check(row.textContent.includes(hits[0].title), "… each shown with its score and reasons", row.textContent);
+p.commands.find((c) => c.id === "ask-why").callback();
+await new Promise((r) => setTimeout(r, 1500));
+const answer = host.opened.at(-1);
+check(answer !== search && answer.contentEl.querySelector("h4")?.textContent === "Warum Qdrant als Vektordatenbank?", "ask why opens the answer for the current note", answer.contentEl.textContent.slice(0, 80));
+check(answer.contentEl.querySelectorAll("ol li").length > 0, "… with its chain, step by step", answer.contentEl.textContent.slice(0, 200));
+
 // No server: one clear notice that says how to start it, no repeats.
 host.notices.length = 0;
 const down = new Plugin(app(NOTE), { id: "mindnet", version: "0.1.0" });

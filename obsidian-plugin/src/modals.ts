@@ -1,0 +1,121 @@
+// The search of the vault (a suggester that asks the server as you type)
+// and the answer to "why?" about the current note, with its chain.
+
+import { App, Modal, SuggestModal, TFile } from "obsidian";
+import type { Answer, ChainNode, Hit, MindnetClient } from "./api";
+
+/** How long typing must pause before the server is asked. */
+const TYPING_PAUSE_MS = 250;
+
+export class SearchModal extends SuggestModal<Hit> {
+	private timer: number | null = null;
+
+	constructor(
+		app: App,
+		private readonly client: MindnetClient,
+		private readonly failed: (e: unknown) => void,
+	) {
+		super(app);
+		this.setPlaceholder("Search the vault with mindnet");
+	}
+
+	getSuggestions(query: string): Promise<Hit[]> {
+		if (this.timer !== null) {
+			window.clearTimeout(this.timer);
+		}
+		if (query.trim().length < 2) {
+			return Promise.resolve([]);
+		}
+		return new Promise((resolve) => {
+			this.timer = window.setTimeout(() => {
+				this.client
+					.search(query, 10)
+					.then((a) => resolve(a.hits))
+					.catch((e: unknown) => {
+						this.failed(e);
+						resolve([]);
+					});
+			}, TYPING_PAUSE_MS);
+		});
+	}
+
+	renderSuggestion(hit: Hit, el: HTMLElement): void {
+		el.createDiv({ text: hit.title });
+		el.createDiv({ cls: "mindnet-kind", text: `${hit.score.toFixed(2)} · ${hit.reasons.slice(0, 2).join(" · ")}` });
+	}
+
+	onChooseSuggestion(hit: Hit): void {
+		openNote(this.app, hit.path);
+	}
+}
+
+export class AnswerModal extends Modal {
+	constructor(
+		app: App,
+		private readonly question: string,
+		private readonly answer: Answer,
+		/** The note's own causes, as its links record them. */
+		private readonly causes: ChainNode[],
+	) {
+		super(app);
+	}
+
+	onOpen(): void {
+		const { contentEl } = this;
+		contentEl.empty();
+		contentEl.addClass("mindnet-pane");
+		contentEl.createEl("h4", { text: this.question });
+		const paths = this.answer.causal?.paths ?? [];
+		if (paths.length === 0 && this.causes.length > 0) {
+			contentEl.createEl("p", { cls: "mindnet-muted", text: "Its causes, as the notes link them:" });
+			causeTree(contentEl.createEl("ol", { cls: "mindnet-list" }), this.causes);
+		} else if (paths.length === 0) {
+			contentEl.createEl("p", { cls: "mindnet-muted", text: "No chain of causes found; the notes closest to the question:" });
+		}
+		for (const path of paths.slice(0, 3)) {
+			const list = contentEl.createEl("ol", { cls: "mindnet-list" });
+			const titles = new Map(path.notes.map((n) => [n.note_id, n.title]));
+			for (const step of path.steps) {
+				const item = list.createEl("li");
+				item.createSpan({ text: `${titles.get(step.cause) ?? step.cause} ` });
+				item.createSpan({ cls: "mindnet-kind", text: `→ ${step.kind} → ` });
+				item.createSpan({ text: titles.get(step.effect) ?? step.effect });
+				if (step.evidence !== "") {
+					item.createDiv({ cls: "mindnet-sentence", text: step.evidence });
+				}
+			}
+		}
+		const list = contentEl.createEl("ul", { cls: "mindnet-list" });
+		for (const hit of this.answer.hits.slice(0, 5)) {
+			const item = list.createEl("li");
+			const a = item.createEl("a", { cls: "mindnet-note", text: hit.title, href: "#" });
+			a.addEventListener("click", (evt) => {
+				evt.preventDefault();
+				this.close();
+				openNote(this.app, hit.path);
+			});
+		}
+	}
+
+	onClose(): void {
+		this.contentEl.empty();
+	}
+}
+
+function causeTree(list: HTMLElement, nodes: ChainNode[]): void {
+	for (const n of nodes) {
+		const item = list.createEl("li");
+		item.createSpan({ cls: "mindnet-kind", text: `${n.kind} ` });
+		item.createSpan({ text: n.title });
+		if (n.children.length > 0 && !n.repeated) {
+			causeTree(item.createEl("ol", { cls: "mindnet-list" }), n.children);
+		}
+	}
+}
+
+export function openNote(app: App, path: string): void {
+	const file = app.vault.getAbstractFileByPath(path);
+	if (file instanceof TFile) {
+		void app.workspace.getLeaf(false).openFile(file);
+	}
+}
