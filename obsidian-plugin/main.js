@@ -23,7 +23,7 @@ __export(main_exports, {
   default: () => MindnetPlugin
 });
 module.exports = __toCommonJS(main_exports);
-var import_obsidian4 = require("obsidian");
+var import_obsidian5 = require("obsidian");
 
 // src/api.ts
 var import_obsidian = require("obsidian");
@@ -104,9 +104,30 @@ var MindnetClient = class {
 };
 
 // src/modals.ts
+var import_obsidian3 = require("obsidian");
+
+// src/render.ts
 var import_obsidian2 = require("obsidian");
+function chainTree(list, nodes, title) {
+  for (const n of nodes) {
+    const item = list.createEl("li");
+    item.createSpan({ cls: "mindnet-kind", text: `${n.kind} ` });
+    title(item, n);
+    if (n.children.length > 0 && !n.repeated) {
+      chainTree(item.createEl(list.tagName === "OL" ? "ol" : "ul", { cls: "mindnet-list" }), n.children, title);
+    }
+  }
+}
+function openNote(app, path) {
+  const file = app.vault.getAbstractFileByPath(path);
+  if (file instanceof import_obsidian2.TFile) {
+    void app.workspace.getLeaf(false).openFile(file);
+  }
+}
+
+// src/modals.ts
 var TYPING_PAUSE_MS = 250;
-var SearchModal = class extends import_obsidian2.SuggestModal {
+var SearchModal = class extends import_obsidian3.SuggestModal {
   constructor(app, client, failed) {
     super(app);
     this.client = client;
@@ -138,7 +159,7 @@ var SearchModal = class extends import_obsidian2.SuggestModal {
     openNote(this.app, hit.path);
   }
 };
-var AnswerModal = class extends import_obsidian2.Modal {
+var AnswerModal = class extends import_obsidian3.Modal {
   constructor(app, question, answer, causes) {
     super(app);
     this.question = question;
@@ -153,7 +174,11 @@ var AnswerModal = class extends import_obsidian2.Modal {
     const paths = this.answer.causal?.paths ?? [];
     if (paths.length === 0 && this.causes.length > 0) {
       contentEl.createEl("p", { cls: "mindnet-muted", text: "Its causes, as the notes link them:" });
-      causeTree(contentEl.createEl("ol", { cls: "mindnet-list" }), this.causes);
+      chainTree(
+        contentEl.createEl("ol", { cls: "mindnet-list" }),
+        this.causes,
+        (item, n) => item.createSpan({ text: n.title })
+      );
     } else if (paths.length === 0) {
       contentEl.createEl("p", { cls: "mindnet-muted", text: "No chain of causes found; the notes closest to the question:" });
     }
@@ -185,27 +210,11 @@ var AnswerModal = class extends import_obsidian2.Modal {
     this.contentEl.empty();
   }
 };
-function causeTree(list, nodes) {
-  for (const n of nodes) {
-    const item = list.createEl("li");
-    item.createSpan({ cls: "mindnet-kind", text: `${n.kind} ` });
-    item.createSpan({ text: n.title });
-    if (n.children.length > 0 && !n.repeated) {
-      causeTree(item.createEl("ol", { cls: "mindnet-list" }), n.children);
-    }
-  }
-}
-function openNote(app, path) {
-  const file = app.vault.getAbstractFileByPath(path);
-  if (file instanceof import_obsidian2.TFile) {
-    void app.workspace.getLeaf(false).openFile(file);
-  }
-}
 
 // src/view.ts
-var import_obsidian3 = require("obsidian");
+var import_obsidian4 = require("obsidian");
 var VIEW_TYPE = "mindnet-note";
-var NoteView = class extends import_obsidian3.ItemView {
+var NoteView = class extends import_obsidian4.ItemView {
   constructor(leaf, client, relatedCount, unreachable) {
     super(leaf);
     this.client = client;
@@ -223,7 +232,7 @@ var NoteView = class extends import_obsidian3.ItemView {
     return "network";
   }
   async onOpen() {
-    const refresh = (0, import_obsidian3.debounce)(() => void this.refresh(false), 800, true);
+    const refresh = (0, import_obsidian4.debounce)(() => void this.refresh(false), 800, true);
     this.registerEvent(this.app.workspace.on("active-leaf-change", () => void this.refresh(false)));
     this.registerEvent(
       this.app.vault.on("modify", (file) => {
@@ -321,17 +330,11 @@ var NoteView = class extends import_obsidian3.ItemView {
         continue;
       }
       root.createEl("h5", { text: heading });
-      this.tree(root.createEl("ul", { cls: "mindnet-list" }), nodes);
-    }
-  }
-  tree(list, nodes) {
-    for (const n of nodes) {
-      const item = list.createEl("li");
-      item.createSpan({ cls: "mindnet-kind", text: `${n.kind} ` });
-      this.noteLink(item, n.title, n.path);
-      if (n.children.length > 0 && !n.repeated) {
-        this.tree(item.createEl("ul", { cls: "mindnet-list" }), n.children);
-      }
+      chainTree(
+        root.createEl("ul", { cls: "mindnet-list" }),
+        nodes,
+        (item, n) => this.noteLink(item, n.title, n.path)
+      );
     }
   }
   findings(root, findings) {
@@ -347,10 +350,7 @@ var NoteView = class extends import_obsidian3.ItemView {
     const a = parent.createEl("a", { cls: "mindnet-note", text: title, href: "#" });
     this.registerDomEvent(a, "click", (evt) => {
       evt.preventDefault();
-      const file = this.app.vault.getAbstractFileByPath(path);
-      if (file instanceof import_obsidian3.TFile) {
-        void this.app.workspace.getLeaf(false).openFile(file);
-      }
+      openNote(this.app, path);
     });
   }
 };
@@ -360,7 +360,7 @@ function message(e) {
 
 // src/main.ts
 var STATUS_EVERY_MS = 3e4;
-var MindnetPlugin = class extends import_obsidian4.Plugin {
+var MindnetPlugin = class extends import_obsidian5.Plugin {
   constructor() {
     super(...arguments);
     this.settings = { ...DEFAULT_SETTINGS };
@@ -425,7 +425,7 @@ var MindnetPlugin = class extends import_obsidian4.Plugin {
   async askWhy() {
     const file = this.app.workspace.getActiveFile();
     if (file === null) {
-      new import_obsidian4.Notice("Mindnet: open a note first");
+      new import_obsidian5.Notice("Mindnet: open a note first");
       return;
     }
     const question = `Warum ${file.basename}?`;
@@ -442,7 +442,7 @@ var MindnetPlugin = class extends import_obsidian4.Plugin {
   async showStatus() {
     try {
       const s = await this.client.status();
-      new import_obsidian4.Notice(`mindnet: ${s.notes} notes, ${s.chunks} chunks, ${s.edges} edges (${s.model})`);
+      new import_obsidian5.Notice(`mindnet: ${s.notes} notes, ${s.chunks} chunks, ${s.edges} edges (${s.model})`);
     } catch (e) {
       this.report(e);
     }
@@ -468,7 +468,7 @@ var MindnetPlugin = class extends import_obsidian4.Plugin {
       this.told = false;
       this.noServer();
     } else {
-      new import_obsidian4.Notice(`mindnet: ${e instanceof Error ? e.message : String(e)}`);
+      new import_obsidian5.Notice(`mindnet: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   /** One notice that says how to start the server; no repeats. */
@@ -477,13 +477,13 @@ var MindnetPlugin = class extends import_obsidian4.Plugin {
       return;
     }
     this.told = true;
-    new import_obsidian4.Notice(
+    new import_obsidian5.Notice(
       `mindnet: no server at ${this.settings.server}. Start it with: mindnet serve <your vault>`,
       1e4
     );
   }
 };
-var MindnetSettingTab = class extends import_obsidian4.PluginSettingTab {
+var MindnetSettingTab = class extends import_obsidian5.PluginSettingTab {
   constructor(app, plugin) {
     super(app, plugin);
     this.plugin = plugin;
@@ -491,25 +491,25 @@ var MindnetSettingTab = class extends import_obsidian4.PluginSettingTab {
   display() {
     const { containerEl } = this;
     containerEl.empty();
-    new import_obsidian4.Setting(containerEl).setName("Server address").setDesc("Where mindnet serve listens (it prints the address when it starts).").addText(
+    new import_obsidian5.Setting(containerEl).setName("Server address").setDesc("Where mindnet serve listens (it prints the address when it starts).").addText(
       (text) => text.setValue(this.plugin.settings.server).onChange(async (value) => {
         this.plugin.settings.server = value.trim();
         await this.plugin.saveSettings();
       })
     );
-    new import_obsidian4.Setting(containerEl).setName("Token").setDesc("Only when the server was started with --token.").addText(
+    new import_obsidian5.Setting(containerEl).setName("Token").setDesc("Only when the server was started with --token.").addText(
       (text) => text.setValue(this.plugin.settings.token).onChange(async (value) => {
         this.plugin.settings.token = value.trim();
         await this.plugin.saveSettings();
       })
     );
-    new import_obsidian4.Setting(containerEl).setName("Related notes").setDesc("How many related notes the pane shows, each with its reasons.").addSlider(
+    new import_obsidian5.Setting(containerEl).setName("Related notes").setDesc("How many related notes the pane shows, each with its reasons.").addSlider(
       (slider) => slider.setLimits(1, 30, 1).setValue(this.plugin.settings.related).setDynamicTooltip().onChange(async (value) => {
         this.plugin.settings.related = value;
         await this.plugin.saveSettings();
       })
     );
-    new import_obsidian4.Setting(containerEl).setName("Notes around a note").setDesc("At most this many linked notes in the pane.").addSlider(
+    new import_obsidian5.Setting(containerEl).setName("Notes around a note").setDesc("At most this many linked notes in the pane.").addSlider(
       (slider) => slider.setLimits(5, 100, 5).setValue(this.plugin.settings.maxNotes).setDynamicTooltip().onChange(async (value) => {
         this.plugin.settings.maxNotes = value;
         await this.plugin.saveSettings();

@@ -1,8 +1,9 @@
 // The search of the vault (a suggester that asks the server as you type)
 // and the answer to "why?" about the current note, with its chain.
 
-import { App, Modal, SuggestModal, TFile } from "obsidian";
+import { App, Modal, SuggestModal } from "obsidian";
 import type { Answer, ChainNode, Hit, MindnetClient } from "./api";
+import { chainTree, openNote } from "./render";
 
 /** How long typing must pause before the server is asked. */
 const TYPING_PAUSE_MS = 250;
@@ -68,7 +69,9 @@ export class AnswerModal extends Modal {
 		const paths = this.answer.causal?.paths ?? [];
 		if (paths.length === 0 && this.causes.length > 0) {
 			contentEl.createEl("p", { cls: "mindnet-muted", text: "Its causes, as the notes link them:" });
-			causeTree(contentEl.createEl("ol", { cls: "mindnet-list" }), this.causes);
+			chainTree(contentEl.createEl("ol", { cls: "mindnet-list" }), this.causes, (item, n) =>
+				item.createSpan({ text: n.title }),
+			);
 		} else if (paths.length === 0) {
 			contentEl.createEl("p", { cls: "mindnet-muted", text: "No chain of causes found; the notes closest to the question:" });
 		}
@@ -99,23 +102,5 @@ export class AnswerModal extends Modal {
 
 	onClose(): void {
 		this.contentEl.empty();
-	}
-}
-
-function causeTree(list: HTMLElement, nodes: ChainNode[]): void {
-	for (const n of nodes) {
-		const item = list.createEl("li");
-		item.createSpan({ cls: "mindnet-kind", text: `${n.kind} ` });
-		item.createSpan({ text: n.title });
-		if (n.children.length > 0 && !n.repeated) {
-			causeTree(item.createEl("ol", { cls: "mindnet-list" }), n.children);
-		}
-	}
-}
-
-export function openNote(app: App, path: string): void {
-	const file = app.vault.getAbstractFileByPath(path);
-	if (file instanceof TFile) {
-		void app.workspace.getLeaf(false).openFile(file);
 	}
 }

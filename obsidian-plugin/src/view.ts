@@ -3,9 +3,10 @@
 // linter finds in it. Everything comes from the server; the pane keeps no
 // reference to the plugin beyond the client and the way to open a note.
 
-import { ItemView, TFile, WorkspaceLeaf, debounce } from "obsidian";
-import type { ChainNode, Finding, Graph, GraphEdge, Hit, MindnetClient } from "./api";
+import { ItemView, WorkspaceLeaf, debounce } from "obsidian";
+import type { Finding, Graph, GraphEdge, Hit, MindnetClient } from "./api";
 import { ServerUnreachable } from "./api";
+import { chainTree, openNote } from "./render";
 
 export const VIEW_TYPE = "mindnet-note";
 
@@ -136,18 +137,9 @@ export class NoteView extends ItemView {
 				continue;
 			}
 			root.createEl("h5", { text: heading });
-			this.tree(root.createEl("ul", { cls: "mindnet-list" }), nodes);
-		}
-	}
-
-	private tree(list: HTMLElement, nodes: ChainNode[]): void {
-		for (const n of nodes) {
-			const item = list.createEl("li");
-			item.createSpan({ cls: "mindnet-kind", text: `${n.kind} ` });
-			this.noteLink(item, n.title, n.path);
-			if (n.children.length > 0 && !n.repeated) {
-				this.tree(item.createEl("ul", { cls: "mindnet-list" }), n.children);
-			}
+			chainTree(root.createEl("ul", { cls: "mindnet-list" }), nodes, (item, n) =>
+				this.noteLink(item, n.title, n.path),
+			);
 		}
 	}
 
@@ -165,10 +157,7 @@ export class NoteView extends ItemView {
 		const a = parent.createEl("a", { cls: "mindnet-note", text: title, href: "#" });
 		this.registerDomEvent(a, "click", (evt) => {
 			evt.preventDefault();
-			const file = this.app.vault.getAbstractFileByPath(path);
-			if (file instanceof TFile) {
-				void this.app.workspace.getLeaf(false).openFile(file);
-			}
+			openNote(this.app, path);
 		});
 	}
 }
