@@ -67,6 +67,10 @@ var MindnetClient = class {
   related(path, k) {
     return this.call("GET", `/related?note=${encodeURIComponent(path)}&k=${k}`);
   }
+  /** The whole vault's findings (the server reads the files). */
+  lintVault() {
+    return this.call("POST", "/lint", {});
+  }
   lint(path) {
     return this.call("POST", "/lint", { note: path });
   }
@@ -204,6 +208,42 @@ var AnswerModal = class extends import_obsidian3.Modal {
         this.close();
         openNote(this.app, hit.path);
       });
+    }
+  }
+  onClose() {
+    this.contentEl.empty();
+  }
+};
+var MAX_LISTED = 200;
+var LintModal = class extends import_obsidian3.Modal {
+  constructor(app, report) {
+    super(app);
+    this.report = report;
+  }
+  onOpen() {
+    const { contentEl } = this;
+    contentEl.empty();
+    contentEl.addClass("mindnet-pane");
+    const count = (s) => this.report.findings.filter((f) => f.severity === s).length;
+    contentEl.createEl("h4", { text: `Linter: ${this.report.notes} notes` });
+    contentEl.createEl("p", {
+      text: `${count("error")} errors, ${count("warning")} warnings, ${count("recommendation")} recommendations`
+    });
+    const serious = this.report.findings.filter((f) => f.severity !== "recommendation");
+    const list = contentEl.createEl("ul", { cls: "mindnet-list" });
+    for (const f of serious.slice(0, MAX_LISTED)) {
+      const item = list.createEl("li", { cls: `mindnet-${f.severity}` });
+      const a = item.createEl("a", { cls: "mindnet-note", text: `${f.path}:${f.line}`, href: "#" });
+      a.addEventListener("click", (evt) => {
+        evt.preventDefault();
+        this.close();
+        openNote(this.app, f.path);
+      });
+      item.createSpan({ cls: "mindnet-kind", text: ` ${f.rule}: ` });
+      item.createSpan({ text: f.message });
+    }
+    if (serious.length > MAX_LISTED) {
+      contentEl.createEl("p", { cls: "mindnet-muted", text: `and ${serious.length - MAX_LISTED} more (mindnet lint lists them all)` });
     }
   }
   onClose() {
@@ -399,6 +439,11 @@ var MindnetPlugin = class extends import_obsidian5.Plugin {
       callback: () => void this.openPane()
     });
     this.addCommand({
+      id: "lint-vault",
+      name: "Lint the vault",
+      callback: () => void this.lintVault()
+    });
+    this.addCommand({
       id: "show-status",
       name: "Show the index status",
       callback: () => void this.showStatus()
@@ -435,6 +480,13 @@ var MindnetPlugin = class extends import_obsidian5.Plugin {
         this.client.context(file.path, 2)
       ]);
       new AnswerModal(this.app, question, answer, context.chains.causes).open();
+    } catch (e) {
+      this.report(e);
+    }
+  }
+  async lintVault() {
+    try {
+      new LintModal(this.app, await this.client.lintVault()).open();
     } catch (e) {
       this.report(e);
     }

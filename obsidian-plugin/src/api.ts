@@ -176,6 +176,11 @@ export class MindnetClient {
 		return this.call<Related>("GET", `/related?note=${encodeURIComponent(path)}&k=${k}`);
 	}
 
+	/** The whole vault's findings (the server reads the files). */
+	lintVault(): Promise<LintReport> {
+		return this.call<LintReport>("POST", "/lint", {});
+	}
+
 	lint(path: string): Promise<LintReport> {
 		return this.call<LintReport>("POST", "/lint", { note: path });
 	}

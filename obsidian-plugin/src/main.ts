@@ -5,7 +5,7 @@ import { Notice, Plugin, PluginSettingTab, Setting } from "obsidian";
 import type { App } from "obsidian";
 import { DEFAULT_SETTINGS, MindnetClient, ServerUnreachable } from "./api";
 import type { MindnetSettings } from "./api";
-import { AnswerModal, SearchModal } from "./modals";
+import { AnswerModal, LintModal, SearchModal } from "./modals";
 import { NoteView, VIEW_TYPE } from "./view";
 
 /** How often the status bar asks the server how it is. */
@@ -49,6 +49,11 @@ export default class MindnetPlugin extends Plugin {
 			callback: () => void this.openPane(),
 		});
 		this.addCommand({
+			id: "lint-vault",
+			name: "Lint the vault",
+			callback: () => void this.lintVault(),
+		});
+		this.addCommand({
 			id: "show-status",
 			name: "Show the index status",
 			callback: () => void this.showStatus(),
@@ -89,6 +94,14 @@ export default class MindnetPlugin extends Plugin {
 				this.client.context(file.path, 2),
 			]);
 			new AnswerModal(this.app, question, answer, context.chains.causes).open();
+		} catch (e) {
+			this.report(e);
+		}
+	}
+
+	private async lintVault(): Promise<void> {
+		try {
+			new LintModal(this.app, await this.client.lintVault()).open();
 		} catch (e) {
 			this.report(e);
 		}

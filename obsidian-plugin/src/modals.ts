@@ -2,7 +2,7 @@
 // and the answer to "why?" about the current note, with its chain.
 
 import { App, Modal, SuggestModal } from "obsidian";
-import type { Answer, ChainNode, Hit, MindnetClient } from "./api";
+import type { Answer, ChainNode, Finding, Hit, LintReport, MindnetClient } from "./api";
 import { chainTree, openNote } from "./render";
 
 /** How long typing must pause before the server is asked. */
@@ -97,6 +97,50 @@ export class AnswerModal extends Modal {
 				this.close();
 				openNote(this.app, hit.path);
 			});
+		}
+	}
+
+	onClose(): void {
+		this.contentEl.empty();
+	}
+}
+
+/** A vault's errors and warnings are listed at most this many at a time. */
+const MAX_LISTED = 200;
+
+/** The vault's lint: the counts, then the errors and warnings, each opening its note. */
+export class LintModal extends Modal {
+	constructor(
+		app: App,
+		private readonly report: LintReport,
+	) {
+		super(app);
+	}
+
+	onOpen(): void {
+		const { contentEl } = this;
+		contentEl.empty();
+		contentEl.addClass("mindnet-pane");
+		const count = (s: Finding["severity"]) => this.report.findings.filter((f) => f.severity === s).length;
+		contentEl.createEl("h4", { text: `Linter: ${this.report.notes} notes` });
+		contentEl.createEl("p", {
+			text: `${count("error")} errors, ${count("warning")} warnings, ${count("recommendation")} recommendations`,
+		});
+		const serious = this.report.findings.filter((f) => f.severity !== "recommendation");
+		const list = contentEl.createEl("ul", { cls: "mindnet-list" });
+		for (const f of serious.slice(0, MAX_LISTED)) {
+			const item = list.createEl("li", { cls: `mindnet-${f.severity}` });
+			const a = item.createEl("a", { cls: "mindnet-note", text: `${f.path}:${f.line}`, href: "#" });
+			a.addEventListener("click", (evt) => {
+				evt.preventDefault();
+				this.close();
+				openNote(this.app, f.path);
+			});
+			item.createSpan({ cls: "mindnet-kind", text: ` ${f.rule}: ` });
+			item.createSpan({ text: f.message });
+		}
+		if (serious.length > MAX_LISTED) {
+			contentEl.createEl("p", { cls: "mindnet-muted", text: `and ${serious.length - MAX_LISTED} more (mindnet lint lists them all)` });
 		}
 	}
 

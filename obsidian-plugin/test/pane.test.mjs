@@ -111,6 +111,11 @@ const answer = host.opened.at(-1);
 check(answer !== search && answer.contentEl.querySelector("h4")?.textContent === "Warum Qdrant als Vektordatenbank?", "ask why opens the answer for the current note", answer.contentEl.textContent.slice(0, 80));
 check(answer.contentEl.querySelectorAll("ol li").length > 0, "… with its chain, step by step", answer.contentEl.textContent.slice(0, 200));
 
+p.commands.find((c) => c.id === "lint-vault").callback();
+await new Promise((r) => setTimeout(r, 1500));
+const lint = host.opened.at(-1);
+check(/^Linter: \d+ notes$/.test(lint.contentEl.querySelector("h4")?.textContent ?? ""), "lint the vault opens its counts", lint.contentEl.textContent.slice(0, 120));
+
 // No server: one clear notice that says how to start it, no repeats.
 host.notices.length = 0;
 const down = new Plugin(app(NOTE), { id: "mindnet", version: "0.1.0" });
