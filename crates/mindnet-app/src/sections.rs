@@ -53,14 +53,18 @@ pub(crate) fn find_section(
         .iter()
         .find(|n| n.level <= h.level)
         .map_or(text.len(), |n| n.range.start);
-    let body_start = match text[h.range.end.saturating_sub(1)..].find('\n') {
-        Some(j) => (h.range.end.saturating_sub(1) + j + 1).min(end),
-        None => end,
+    // The heading's range may or may not hold its line end; the body starts
+    // on the next line either way (byte offsets stay on char boundaries).
+    let at = h.range.end.min(end);
+    let body_start = if text[..at].ends_with('\n') {
+        at
+    } else {
+        text[at..].find('\n').map_or(end, |j| (at + j + 1).min(end))
     };
     Ok(Section {
         heading: h.text.clone(),
         range: h.range.start..end,
-        body_start: body_start.max(h.range.end.min(end)),
+        body_start,
     })
 }
 
@@ -132,5 +136,14 @@ mod tests {
         assert_eq!((h.as_str(), whole.as_str()), ("B", "## B\n\nfour\n"));
         assert!(find(text, "D").unwrap_err().contains("A | B | C | B"));
         assert!(find(text, "B > A").is_err());
+    }
+
+    #[test]
+    fn a_last_heading_ending_in_a_wide_char_has_an_empty_body() {
+        for text in ["# Größe", "# Größe\n", "Größe\n=====\n\ntext\n"] {
+            let (h, _, body) = find(text, "größe").unwrap();
+            assert_eq!(h, "Größe");
+            assert!(body.is_empty() || body == "\ntext\n", "{text:?}: {body:?}");
+        }
     }
 }
