@@ -23,7 +23,7 @@ __export(main_exports, {
   default: () => MindnetPlugin
 });
 module.exports = __toCommonJS(main_exports);
-var import_obsidian5 = require("obsidian");
+var import_obsidian6 = require("obsidian");
 
 // src/api.ts
 var import_obsidian = require("obsidian");
@@ -62,6 +62,14 @@ var MindnetClient = class {
   /** A causal question, answered with its chains. */
   ask(question) {
     return this.call("POST", "/ask", { question });
+  }
+  /** One chat message, answered whole (with its citations). */
+  chat(message2, session) {
+    const body = { message: message2 };
+    if (session !== null) {
+      body["session"] = session;
+    }
+    return this.call("POST", "/chat", body);
   }
   /** The notes that belong with a note, each with its reasons. */
   related(path, k) {
@@ -107,11 +115,97 @@ var MindnetClient = class {
   }
 };
 
+// src/chat.ts
+var import_obsidian2 = require("obsidian");
+var CHAT_VIEW_TYPE = "mindnet-chat";
+var ChatView = class extends import_obsidian2.ItemView {
+  constructor(leaf, client, unreachable) {
+    super(leaf);
+    this.client = client;
+    this.unreachable = unreachable;
+    this.session = null;
+    this.log = null;
+  }
+  getViewType() {
+    return CHAT_VIEW_TYPE;
+  }
+  getDisplayText() {
+    return "Ask mindnet";
+  }
+  getIcon() {
+    return "message-circle";
+  }
+  async onOpen() {
+    const root = this.contentEl;
+    root.empty();
+    root.addClass("mindnet-pane");
+    this.log = root.createDiv({ cls: "mindnet-chat-log" });
+    const form = root.createEl("form", { cls: "mindnet-chat-form" });
+    const input = form.createEl("textarea", { cls: "mindnet-chat-input" });
+    input.placeholder = "Ask why, what followed, or what your notes say";
+    form.createEl("button", { text: "Ask", type: "submit" });
+    this.registerDomEvent(form, "submit", (evt) => {
+      evt.preventDefault();
+      const message2 = input.value.trim();
+      if (message2 !== "") {
+        input.value = "";
+        void this.ask(message2);
+      }
+    });
+    await Promise.resolve();
+  }
+  /** Sends one message and shows the answer with its citations. */
+  async ask(message2) {
+    const log = this.log;
+    if (log === null) {
+      return;
+    }
+    log.createDiv({ cls: "mindnet-chat-question", text: message2 });
+    const pending = log.createDiv({ cls: "mindnet-muted", text: "\u2026" });
+    try {
+      const answer = await this.client.chat(message2, this.session);
+      this.session = answer.session;
+      pending.remove();
+      this.show(log, answer);
+    } catch (e) {
+      pending.setText(e instanceof Error ? e.message : String(e));
+      if (e instanceof ServerUnreachable) {
+        this.unreachable();
+      }
+    }
+  }
+  show(log, answer) {
+    const block = log.createDiv({ cls: "mindnet-chat-answer" });
+    for (const paragraph of answer.answer.split(/\n{2,}/)) {
+      block.createEl("p", { text: paragraph });
+    }
+    if (answer.citations.length > 0) {
+      const list = block.createEl("ol", { cls: "mindnet-list" });
+      for (const c of [...answer.citations].sort((a, b) => a.n - b.n)) {
+        const item = list.createEl("li");
+        const heading = c.section.split(" > ").pop() ?? "";
+        const target = heading !== "" && heading !== c.title ? `${c.path}#${heading}` : c.path;
+        const a = item.createEl("a", { cls: "mindnet-note", text: `[${c.n}] ${c.title}`, href: "#" });
+        this.registerDomEvent(a, "click", (evt) => {
+          evt.preventDefault();
+          void this.app.workspace.openLinkText(target, "", false);
+        });
+        if (heading !== "" && heading !== c.title) {
+          item.createSpan({ cls: "mindnet-kind", text: ` \u203A ${heading}` });
+        }
+      }
+    }
+    for (const w of answer.warnings) {
+      block.createEl("p", { cls: "mindnet-muted", text: w });
+    }
+  }
+};
+
 // src/modals.ts
-var import_obsidian3 = require("obsidian");
+var import_obsidian4 = require("obsidian");
 
 // src/render.ts
-var import_obsidian2 = require("obsidian");
+var import_obsidian3 = require("obsidian");
 function chainTree(list, nodes, title) {
   for (const n of nodes) {
     const item = list.createEl("li");
@@ -124,14 +218,14 @@ function chainTree(list, nodes, title) {
 }
 function openNote(app, path) {
   const file = app.vault.getAbstractFileByPath(path);
-  if (file instanceof import_obsidian2.TFile) {
+  if (file instanceof import_obsidian3.TFile) {
     void app.workspace.getLeaf(false).openFile(file);
   }
 }
 
 // src/modals.ts
 var TYPING_PAUSE_MS = 250;
-var SearchModal = class extends import_obsidian3.SuggestModal {
+var SearchModal = class extends import_obsidian4.SuggestModal {
   constructor(app, client, failed) {
     super(app);
     this.client = client;
@@ -163,7 +257,7 @@ var SearchModal = class extends import_obsidian3.SuggestModal {
     openNote(this.app, hit.path);
   }
 };
-var AnswerModal = class extends import_obsidian3.Modal {
+var AnswerModal = class extends import_obsidian4.Modal {
   constructor(app, question, answer, causes) {
     super(app);
     this.question = question;
@@ -215,7 +309,7 @@ var AnswerModal = class extends import_obsidian3.Modal {
   }
 };
 var MAX_LISTED = 200;
-var LintModal = class extends import_obsidian3.Modal {
+var LintModal = class extends import_obsidian4.Modal {
   constructor(app, report) {
     super(app);
     this.report = report;
@@ -252,9 +346,9 @@ var LintModal = class extends import_obsidian3.Modal {
 };
 
 // src/view.ts
-var import_obsidian4 = require("obsidian");
+var import_obsidian5 = require("obsidian");
 var VIEW_TYPE = "mindnet-note";
-var NoteView = class extends import_obsidian4.ItemView {
+var NoteView = class extends import_obsidian5.ItemView {
   constructor(leaf, client, relatedCount, unreachable) {
     super(leaf);
     this.client = client;
@@ -272,7 +366,7 @@ var NoteView = class extends import_obsidian4.ItemView {
     return "network";
   }
   async onOpen() {
-    const refresh = (0, import_obsidian4.debounce)(() => void this.refresh(false), 800, true);
+    const refresh = (0, import_obsidian5.debounce)(() => void this.refresh(false), 800, true);
     this.registerEvent(this.app.workspace.on("active-leaf-change", () => void this.refresh(false)));
     this.registerEvent(
       this.app.vault.on("modify", (file) => {
@@ -400,7 +494,7 @@ function message(e) {
 
 // src/main.ts
 var STATUS_EVERY_MS = 3e4;
-var MindnetPlugin = class extends import_obsidian5.Plugin {
+var MindnetPlugin = class extends import_obsidian6.Plugin {
   constructor() {
     super(...arguments);
     this.settings = { ...DEFAULT_SETTINGS };
@@ -417,11 +511,17 @@ var MindnetPlugin = class extends import_obsidian5.Plugin {
       () => this.settings.related,
       () => this.noServer()
     ));
+    this.registerView(CHAT_VIEW_TYPE, (leaf) => new ChatView(leaf, this.client, () => this.noServer()));
     this.addSettingTab(new MindnetSettingTab(this.app, this));
     this.addCommand({
       id: "open-pane",
       name: "Open the pane for the current note",
-      callback: () => void this.openPane()
+      callback: () => void this.openView(VIEW_TYPE)
+    });
+    this.addCommand({
+      id: "open-chat",
+      name: "Open the chat",
+      callback: () => void this.openView(CHAT_VIEW_TYPE)
     });
     this.addCommand({
       id: "search",
@@ -436,7 +536,7 @@ var MindnetPlugin = class extends import_obsidian5.Plugin {
     this.addCommand({
       id: "lint-note",
       name: "Lint the current note",
-      callback: () => void this.openPane()
+      callback: () => void this.openView(VIEW_TYPE)
     });
     this.addCommand({
       id: "lint-vault",
@@ -458,19 +558,20 @@ var MindnetPlugin = class extends import_obsidian5.Plugin {
   async saveSettings() {
     await this.saveData(this.settings);
   }
-  async openPane() {
-    const existing = this.app.workspace.getLeavesOfType(VIEW_TYPE);
+  /** Opens a view of ours in the right sidebar, or shows the open one. */
+  async openView(type) {
+    const existing = this.app.workspace.getLeavesOfType(type);
     const leaf = existing[0] ?? this.app.workspace.getRightLeaf(false);
     if (leaf === null) {
       return;
     }
-    await leaf.setViewState({ type: VIEW_TYPE, active: true });
+    await leaf.setViewState({ type, active: true });
     await this.app.workspace.revealLeaf(leaf);
   }
   async askWhy() {
     const file = this.app.workspace.getActiveFile();
     if (file === null) {
-      new import_obsidian5.Notice("Mindnet: open a note first");
+      new import_obsidian6.Notice("Mindnet: open a note first");
       return;
     }
     const question = `Warum ${file.basename}?`;
@@ -494,7 +595,7 @@ var MindnetPlugin = class extends import_obsidian5.Plugin {
   async showStatus() {
     try {
       const s = await this.client.status();
-      new import_obsidian5.Notice(`mindnet: ${s.notes} notes, ${s.chunks} chunks, ${s.edges} edges (${s.model})`);
+      new import_obsidian6.Notice(`mindnet: ${s.notes} notes, ${s.chunks} chunks, ${s.edges} edges (${s.model})`);
     } catch (e) {
       this.report(e);
     }
@@ -520,7 +621,7 @@ var MindnetPlugin = class extends import_obsidian5.Plugin {
       this.told = false;
       this.noServer();
     } else {
-      new import_obsidian5.Notice(`mindnet: ${e instanceof Error ? e.message : String(e)}`);
+      new import_obsidian6.Notice(`mindnet: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   /** One notice that says how to start the server; no repeats. */
@@ -529,13 +630,13 @@ var MindnetPlugin = class extends import_obsidian5.Plugin {
       return;
     }
     this.told = true;
-    new import_obsidian5.Notice(
+    new import_obsidian6.Notice(
       `mindnet: no server at ${this.settings.server}. Start it with: mindnet serve <your vault>`,
       1e4
     );
   }
 };
-var MindnetSettingTab = class extends import_obsidian5.PluginSettingTab {
+var MindnetSettingTab = class extends import_obsidian6.PluginSettingTab {
   constructor(app, plugin) {
     super(app, plugin);
     this.plugin = plugin;
@@ -543,25 +644,25 @@ var MindnetSettingTab = class extends import_obsidian5.PluginSettingTab {
   display() {
     const { containerEl } = this;
     containerEl.empty();
-    new import_obsidian5.Setting(containerEl).setName("Server address").setDesc("Where mindnet serve listens (it prints the address when it starts).").addText(
+    new import_obsidian6.Setting(containerEl).setName("Server address").setDesc("Where mindnet serve listens (it prints the address when it starts).").addText(
       (text) => text.setValue(this.plugin.settings.server).onChange(async (value) => {
         this.plugin.settings.server = value.trim();
         await this.plugin.saveSettings();
       })
     );
-    new import_obsidian5.Setting(containerEl).setName("Token").setDesc("Only when the server was started with --token.").addText(
+    new import_obsidian6.Setting(containerEl).setName("Token").setDesc("Only when the server was started with --token.").addText(
       (text) => text.setValue(this.plugin.settings.token).onChange(async (value) => {
         this.plugin.settings.token = value.trim();
         await this.plugin.saveSettings();
       })
     );
-    new import_obsidian5.Setting(containerEl).setName("Related notes").setDesc("How many related notes the pane shows, each with its reasons.").addSlider(
+    new import_obsidian6.Setting(containerEl).setName("Related notes").setDesc("How many related notes the pane shows, each with its reasons.").addSlider(
       (slider) => slider.setLimits(1, 30, 1).setValue(this.plugin.settings.related).setDynamicTooltip().onChange(async (value) => {
         this.plugin.settings.related = value;
         await this.plugin.saveSettings();
       })
     );
-    new import_obsidian5.Setting(containerEl).setName("Notes around a note").setDesc("At most this many linked notes in the pane.").addSlider(
+    new import_obsidian6.Setting(containerEl).setName("Notes around a note").setDesc("At most this many linked notes in the pane.").addSlider(
       (slider) => slider.setLimits(5, 100, 5).setValue(this.plugin.settings.maxNotes).setDynamicTooltip().onChange(async (value) => {
         this.plugin.settings.maxNotes = value;
         await this.plugin.saveSettings();

@@ -126,6 +126,20 @@ export interface Answer {
 	causal: { paths: CausalPath[] } | null;
 }
 
+export interface Citation {
+	n: number;
+	title: string;
+	path: string;
+	section: string;
+}
+
+export interface ChatAnswer {
+	session: string;
+	answer: string;
+	citations: Citation[];
+	warnings: string[];
+}
+
 export interface Related {
 	note_id: string;
 	title: string;
@@ -169,6 +183,15 @@ export class MindnetClient {
 	/** A causal question, answered with its chains. */
 	ask(question: string): Promise<Answer> {
 		return this.call<Answer>("POST", "/ask", { question });
+	}
+
+	/** One chat message, answered whole (with its citations). */
+	chat(message: string, session: string | null): Promise<ChatAnswer> {
+		const body: Record<string, string> = { message };
+		if (session !== null) {
+			body["session"] = session;
+		}
+		return this.call<ChatAnswer>("POST", "/chat", body);
 	}
 
 	/** The notes that belong with a note, each with its reasons. */

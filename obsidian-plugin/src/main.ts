@@ -5,6 +5,7 @@ import { Notice, Plugin, PluginSettingTab, Setting } from "obsidian";
 import type { App } from "obsidian";
 import { DEFAULT_SETTINGS, MindnetClient, ServerUnreachable } from "./api";
 import type { MindnetSettings } from "./api";
+import { CHAT_VIEW_TYPE, ChatView } from "./chat";
 import { AnswerModal, LintModal, SearchModal } from "./modals";
 import { NoteView, VIEW_TYPE } from "./view";
 
@@ -27,11 +28,17 @@ export default class MindnetPlugin extends Plugin {
 				() => this.settings.related,
 				() => this.noServer(),
 			));
+		this.registerView(CHAT_VIEW_TYPE, (leaf) => new ChatView(leaf, this.client, () => this.noServer()));
 		this.addSettingTab(new MindnetSettingTab(this.app, this));
 		this.addCommand({
 			id: "open-pane",
 			name: "Open the pane for the current note",
-			callback: () => void this.openPane(),
+			callback: () => void this.openView(VIEW_TYPE),
+		});
+		this.addCommand({
+			id: "open-chat",
+			name: "Open the chat",
+			callback: () => void this.openView(CHAT_VIEW_TYPE),
 		});
 		this.addCommand({
 			id: "search",
@@ -46,7 +53,7 @@ export default class MindnetPlugin extends Plugin {
 		this.addCommand({
 			id: "lint-note",
 			name: "Lint the current note",
-			callback: () => void this.openPane(),
+			callback: () => void this.openView(VIEW_TYPE),
 		});
 		this.addCommand({
 			id: "lint-vault",
@@ -71,13 +78,14 @@ export default class MindnetPlugin extends Plugin {
 		await this.saveData(this.settings);
 	}
 
-	private async openPane(): Promise<void> {
-		const existing = this.app.workspace.getLeavesOfType(VIEW_TYPE);
+	/** Opens a view of ours in the right sidebar, or shows the open one. */
+	private async openView(type: string): Promise<void> {
+		const existing = this.app.workspace.getLeavesOfType(type);
 		const leaf = existing[0] ?? this.app.workspace.getRightLeaf(false);
 		if (leaf === null) {
 			return;
 		}
-		await leaf.setViewState({ type: VIEW_TYPE, active: true });
+		await leaf.setViewState({ type, active: true });
 		await this.app.workspace.revealLeaf(leaf);
 	}
 

@@ -2,3 +2,4 @@
 export { default } from "../src/main";
 export { NoteView } from "../src/view";
 export { MindnetClient } from "../src/api";
+export { ChatView } from "../src/chat";

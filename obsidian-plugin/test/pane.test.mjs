@@ -48,9 +48,11 @@ function check(cond, what, detail = "") {
 }
 
 const NOTE = "Entscheidungen/Qdrant als Vektordatenbank.md";
+const openedLinks = [];
 function app(active) {
 	return {
 		workspace: {
+			openLinkText: async (target) => openedLinks.push(target),
 			getActiveFile: () => new host.TFile(active),
 			on: () => ({}),
 			onLayoutReady: (cb) => cb(),
@@ -115,6 +117,19 @@ p.commands.find((c) => c.id === "lint-vault").callback();
 await new Promise((r) => setTimeout(r, 1500));
 const lint = host.opened.at(-1);
 check(/^Linter: \d+ notes$/.test(lint.contentEl.querySelector("h4")?.textContent ?? ""), "lint the vault opens its counts", lint.contentEl.textContent.slice(0, 120));
+
+// The chat: an answer with citations that open the cited note at its heading.
+const chat = new plugin.ChatView(new host.WorkspaceLeaf(app(NOTE)), client, () => (unreachable += 1));
+await chat.onOpen();
+await chat.ask("Warum habe ich mich für Qdrant entschieden?");
+const answerText = [...chat.contentEl.querySelectorAll(".mindnet-chat-answer p")].map((p) => p.textContent).join(" ");
+check(answerText.length > 20, "the chat answers", answerText.slice(0, 120));
+const cited = [...chat.contentEl.querySelectorAll(".mindnet-chat-answer a.mindnet-note")];
+check(cited.length > 0 && cited[0].textContent.startsWith("[1]"), "… with numbered citations", cited.map((a) => a.textContent).join(" | "));
+cited[0].dispatchEvent(new window.MouseEvent("click", { bubbles: true, cancelable: true }));
+check(openedLinks.length === 1 && openedLinks[0].includes(".md"), "a citation opens its note (at its heading)", JSON.stringify(openedLinks));
+await chat.ask("Und was folgte daraus?");
+check(chat.contentEl.querySelectorAll(".mindnet-chat-answer").length === 2, "the conversation goes on in one session");
 
 // No server: one clear notice that says how to start it, no repeats.
 host.notices.length = 0;
