@@ -29,13 +29,14 @@ pub(crate) struct Current {
     pub note: NoteBytes,
 }
 
-/// Reads the note at `rel` for a change: inside the vault, editable, and
-/// at `expected` (a version) when one is given.
-pub(crate) fn read_for_change(
+/// The bytes of the note at `rel`: inside the vault, and at `expected` (a
+/// version) when one is given. What a write that replaces or removes the
+/// whole file needs; one that changes part of it needs `read_for_change`.
+pub(crate) fn current_bytes(
     vault: &Path,
     rel: &str,
     expected: Option<&str>,
-) -> Result<Current, AppError> {
+) -> Result<(PathBuf, Vec<u8>), AppError> {
     let file = checked_file(vault, rel)?;
     let bytes = std::fs::read(&file)
         .map_err(|e| AppError::not_found(format!("{rel}: cannot read it: {e}")))?;
@@ -44,6 +45,17 @@ pub(crate) fn read_for_change(
     {
         return Err(conflict(rel, &bytes));
     }
+    Ok((file, bytes))
+}
+
+/// Reads the note at `rel` for a change: inside the vault, editable, and
+/// at `expected` (a version) when one is given.
+pub(crate) fn read_for_change(
+    vault: &Path,
+    rel: &str,
+    expected: Option<&str>,
+) -> Result<Current, AppError> {
+    let (file, bytes) = current_bytes(vault, rel, expected)?;
     let note = NoteBytes::new(bytes)
         .map_err(|e| AppError::unprocessable(format!("{rel}: not changed: {e}")))?;
     Ok(Current {

@@ -7,8 +7,9 @@
 use crate::changes::ChangeKind;
 use crate::find::find_note;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
-use crate::writes::{checked_file, read_for_change};
+use crate::writes::{checked_file, current_bytes};
 use crate::{AppError, ErrorCode, Workspace};
+use mindnet_core::Provenance;
 use mindnet_store::Store;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -93,10 +94,10 @@ fn delete_note(ws: &Workspace, req: &DeleteNoteRequest) -> Result<DeleteNoteResp
         let linked_from = linking_notes(&*store, &state.note_id)?;
         (state, linked_from)
     };
-    let from = checked_file(vault, &state.path)?;
-    if let Some(v) = &req.version {
-        read_for_change(vault, &state.path, Some(v))?;
-    }
+    let from = match &req.version {
+        Some(v) => current_bytes(vault, &state.path, Some(v))?.0,
+        None => checked_file(vault, &state.path)?,
+    };
     let trashed = free_place(vault, &state.path);
     let to = vault.join(&trashed);
     if let Some(dir) = to.parent() {
@@ -122,13 +123,18 @@ fn delete_note(ws: &Workspace, req: &DeleteNoteRequest) -> Result<DeleteNoteResp
     })
 }
 
-/// The other notes with a content link to `id`, by path, each with its
+/// The other notes with a written link to `id` (a mention or an edge a
+/// rule derived from a link is no link of its own), by path, each with its
 /// number of such links.
 fn linking_notes(store: &dyn Store, id: &str) -> Result<Vec<LinkingNote>, AppError> {
     let edges = store.note_edges(id)?;
     let catalog = store.catalog()?;
     let mut by_note: BTreeMap<&str, usize> = BTreeMap::new();
-    for e in edges.incoming.iter().filter(|e| e.note_id != id) {
+    let written = edges
+        .incoming
+        .iter()
+        .filter(|e| e.note_id != id && e.provenance == Provenance::Explicit);
+    for e in written {
         *by_note.entry(e.note_id.as_str()).or_default() += 1;
     }
     let mut out: Vec<LinkingNote> = by_note

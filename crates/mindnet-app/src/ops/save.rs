@@ -6,9 +6,9 @@ use crate::changes::ChangeKind;
 use crate::draft::{folder_parts, inside_vault};
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::slugify;
-use crate::writes::{findings_for, read_for_change, replace};
+use crate::writes::{current_bytes, findings_for, replace};
 use crate::{AppError, ErrorCode, Workspace};
-use mindnet_ingest::note_bytes::version_of;
+use mindnet_ingest::note_bytes::{NoteBytes, version_of};
 use mindnet_ingest::scan::rel_path;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -121,7 +121,7 @@ fn save(ws: &Workspace, req: &SaveRequest) -> Result<SaveResponse, AppError> {
                 "{path}: a note of this name exists; give `overwrite: true` to replace it"
             )));
         }
-        Ok(_) => Some(read_for_change(&root, &path, req.version.as_deref())?.note),
+        Ok(_) => Some(current_bytes(&root, &path, req.version.as_deref())?.1),
         Err(_) if req.version.is_some() => {
             return Err(AppError::conflict(format!(
                 "{path}: no such note any more; `version` names a file that is gone"
@@ -131,11 +131,11 @@ fn save(ws: &Workspace, req: &SaveRequest) -> Result<SaveResponse, AppError> {
     };
     let existed = old.is_some();
     let text = note_text(req, title);
-    let new = old
-        .as_ref()
-        .map_or_else(|| text.clone().into_bytes(), |n| n.encode(&text));
-    let before = old.as_ref().map_or(&[][..], |n| &n.bytes[..]);
-    replace(&file, &path, before, &new)?;
+    // A replaced note keeps its line ends and byte-order mark where its
+    // bytes show them; a file that mixes them gets the text as given.
+    let kept = old.clone().and_then(|b| NoteBytes::new(b).ok());
+    let new = kept.map_or_else(|| text.clone().into_bytes(), |n| n.encode(&text));
+    replace(&file, &path, old.as_deref().unwrap_or_default(), &new)?;
     let change = if existed {
         ChangeKind::Edited
     } else {
@@ -143,8 +143,8 @@ fn save(ws: &Workspace, req: &SaveRequest) -> Result<SaveResponse, AppError> {
     };
     crate::changes::record(ws.settings(), &path, change, None);
     let sync = ws.sync_paths(vec![path.clone()])?;
-    let store = ws.read();
-    let note_id = store
+    let note_id = ws
+        .read()
         .catalog()?
         .by_path(&path)
         .map(|n| n.note_id.clone())
