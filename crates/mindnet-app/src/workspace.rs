@@ -330,14 +330,21 @@ impl Workspace {
 
     /// Embeds a checked query, searches, and logs the search.
     pub(crate) fn run_query(&self, q: &Query) -> Result<QueryResponse, AppError> {
+        let result = self.answer(q)?;
+        self.logs.record_search(&result, &now())?;
+        Ok(result.into())
+    }
+
+    /// A checked query embedded and searched, not logged (`run_query`
+    /// logs it; `related` asks on every note a pane shows).
+    pub(crate) fn answer(&self, q: &Query) -> Result<mindnet_retrieve::QueryResult, AppError> {
         let t = Instant::now();
         let vector = self.embedder.embed_query(&q.text)?;
         let embed_ms = t.elapsed().as_secs_f64() * 1000.0;
         tracing::debug!("query embedded in {embed_ms:.1} ms (the model loads on first use)");
         let mut result = self.search(q, &vector)?;
         result.timings.embed_ms = embed_ms;
-        self.logs.record_search(&result, &now())?;
-        Ok(result.into())
+        Ok(result)
     }
 
     /// A search with an embedded query, under the read lock.

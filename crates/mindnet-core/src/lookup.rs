@@ -28,6 +28,13 @@ pub enum Match {
 /// The words a user may give, for error messages.
 pub const HOW_TO_NAME: &str = "its id, vault path, file name, title or alias";
 
+/// A note's file name: the last part of its vault path, without `.md`
+/// (what a link by name writes).
+pub fn file_name(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.strip_suffix(".md").unwrap_or(name)
+}
+
 /// How `key` names a note, if it does.
 pub fn matches(names: NoteNames<'_>, key: &str) -> Option<Match> {
     if names.id == key {

@@ -183,7 +183,9 @@ impl Ready {
     }
 }
 
-fn known_notes<'a>(states: impl IntoIterator<Item = &'a NoteState>) -> Vec<NoteEntry> {
+/// Indexed notes as the link resolver knows them (a partial plan resolves
+/// against them; a move resolves before and after with them).
+pub fn known_notes<'a>(states: impl IntoIterator<Item = &'a NoteState>) -> Vec<NoteEntry> {
     states
         .into_iter()
         .map(|s| NoteEntry {

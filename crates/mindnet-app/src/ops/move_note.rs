@@ -12,7 +12,7 @@
 use crate::changes::ChangeKind;
 use crate::draft::{folder_parts, inside_vault};
 use crate::find::find_note;
-use crate::move_journal::{JournalFile, MoveJournal, finish_interrupted};
+use crate::move_journal::{JournalFile, MoveJournal};
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::ops::lint::Finding;
 use crate::writes::{Current, findings_for, read_for_change, replace};
@@ -20,7 +20,7 @@ use crate::{AppError, ErrorCode, Workspace};
 use mindnet_core::ids::note_id_for_path;
 use mindnet_ingest::note_bytes::{NoteBytes, version_of};
 use mindnet_ingest::relink::{Move, percent_encode, relinked};
-use mindnet_ingest::resolve::{NoteEntry, Resolver};
+use mindnet_ingest::resolve::Resolver;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use utoipa::ToSchema;
@@ -115,14 +115,10 @@ fn move_note(ws: &Workspace, req: &MoveNoteRequest) -> Result<MoveNoteResponse, 
     let vault = ws.settings().require_vault()?;
     let data = &ws.settings().data;
     let _writing = ws.writing();
-    if let Some((say, paths)) = finish_interrupted(vault, data) {
-        tracing::warn!("{say}");
-        ws.sync_paths(paths)?;
-    }
     let (state, entries) = {
         let store = ws.read();
         let state = find_note(&*store, &req.note)?;
-        let mut entries: Vec<NoteEntry> = store.catalog()?.iter().map(entry).collect();
+        let mut entries = mindnet_index::known_notes(store.catalog()?.iter());
         entries.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
         (state, entries)
     };
@@ -205,16 +201,6 @@ fn move_note(ws: &Workspace, req: &MoveNoteRequest) -> Result<MoveNoteResponse, 
     })
 }
 
-fn entry(n: &mindnet_store::NoteState) -> NoteEntry {
-    NoteEntry {
-        note_id: n.note_id.clone(),
-        rel_path: n.path.clone(),
-        title: n.title.clone(),
-        aliases: n.aliases.clone(),
-        note_type: n.note_type.clone(),
-    }
-}
-
 /// The vault path `to` names for the note now at `from`: `.md` added, a
 /// bare name in the note's own folder; never outside the vault, hidden, or
 /// with a character a link cannot hold.
@@ -280,10 +266,7 @@ fn own_text(
 /// that link but cannot be rewritten. Only files that hold one of the two
 /// file names (as written or percent-encoded, any case) are parsed.
 fn plan_rewrites(vault: &Path, from: &str, to: &str, mv: &Move<'_>) -> (Vec<Rewrite>, Vec<String>) {
-    let stem = |p: &str| {
-        let s = p.rsplit('/').next().unwrap_or(p);
-        s.strip_suffix(".md").unwrap_or(s).to_lowercase()
-    };
+    let stem = |p: &str| mindnet_core::lookup::file_name(p).to_lowercase();
     let mut names = vec![stem(from), stem(to)];
     names.extend([percent_encode(&stem(from)), percent_encode(&stem(to))]);
     names.sort();

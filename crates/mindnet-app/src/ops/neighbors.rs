@@ -267,8 +267,7 @@ fn with_sentences(
 /// The first sentence of `text` that names `target` (by file name, title
 /// or alias, any case).
 fn carrying_sentence(text: &str, target: &mindnet_store::NoteState) -> Option<String> {
-    let stem = target.path.rsplit('/').next().unwrap_or(&target.path);
-    let stem = stem.strip_suffix(".md").unwrap_or(stem);
+    let stem = mindnet_core::lookup::file_name(&target.path);
     let names: Vec<String> = [stem, target.title.as_str()]
         .into_iter()
         .chain(target.aliases.iter().map(String::as_str))

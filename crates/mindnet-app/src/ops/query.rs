@@ -115,6 +115,19 @@ fn query(ws: &Workspace, req: &QueryRequest) -> Result<QueryResponse, AppError> 
 /// is small; `MAX_K` is for programs).
 pub const MAX_SEARCH_K: usize = 50;
 
+/// How many notes an assistant's search asks for, `default` when not
+/// said, checked against `MAX_SEARCH_K`.
+pub(crate) fn search_k(k: Option<usize>, default: usize) -> Result<usize, AppError> {
+    let k = k.unwrap_or(default);
+    if (1..=MAX_SEARCH_K).contains(&k) {
+        Ok(k)
+    } else {
+        Err(AppError::bad_request(format!(
+            "`k` must be 1 to {MAX_SEARCH_K}, not {k}"
+        )))
+    }
+}
+
 /// `search` filters: a hit must pass every filter that is given.
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -150,12 +163,7 @@ pub struct SearchArgs {
 impl ToolArgs for SearchArgs {
     type Request = QueryRequest;
     fn into_request(self) -> Result<QueryRequest, AppError> {
-        let k = self.k.unwrap_or(DEFAULT_K);
-        if !(1..=MAX_SEARCH_K).contains(&k) {
-            return Err(AppError::bad_request(format!(
-                "`k` must be 1 to {MAX_SEARCH_K}, not {k}"
-            )));
-        }
+        let k = search_k(self.k, DEFAULT_K)?;
         let SearchFilters {
             types,
             tags,

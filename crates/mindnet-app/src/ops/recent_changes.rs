@@ -11,6 +11,7 @@ use crate::{AppError, ErrorCode, Workspace};
 use std::collections::HashMap;
 
 const DEFAULT_WINDOW: &str = "7d";
+use mindnet_core::lookup::file_name;
 use mindnet_core::time::{modified_secs, parse_rfc3339, rfc3339, unix_now};
 use mindnet_ingest::scan::{SourceFile, scan_vault};
 use mindnet_ingest::source::{content_hash, read_source};
@@ -139,7 +140,8 @@ fn recent_changes(ws: &Workspace, req: &RecentRequest) -> Result<RecentResponse,
                 None => (ChangeKind::Created, Door::Files, None),
             };
             RecentNote {
-                title: known.map_or_else(|| file_stem(&f.rel_path), |n| n.title.clone()),
+                title: known
+                    .map_or_else(|| file_name(&f.rel_path).to_string(), |n| n.title.clone()),
                 note_id: known.map(|n| n.note_id.clone()).unwrap_or_default(),
                 note_type: known.map(|n| n.note_type.clone()).unwrap_or_default(),
                 indexed: known.is_some_and(|n| Some(&n.hash) == hash.as_ref()),
@@ -173,7 +175,7 @@ fn gone(vault: &std::path::Path, latest: &HashMap<&str, &Logged>) -> Vec<RecentN
         .filter(|c| c.change == ChangeKind::Deleted && !vault.join(&c.path).exists())
         .map(|c| RecentNote {
             path: c.path.clone(),
-            title: file_stem(&c.path),
+            title: file_name(&c.path).to_string(),
             note_id: String::new(),
             note_type: String::new(),
             modified: rfc3339(c.time),
@@ -183,11 +185,6 @@ fn gone(vault: &std::path::Path, latest: &HashMap<&str, &Logged>) -> Vec<RecentN
             from: None,
         })
         .collect()
-}
-
-fn file_stem(path: &str) -> String {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.strip_suffix(".md").unwrap_or(name).to_string()
 }
 
 /// The start of a window `30m`, `24h`, `7d`, `2w` back from `now`, or a

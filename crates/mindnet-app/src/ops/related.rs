@@ -6,7 +6,7 @@
 
 use crate::find::find_note;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
-use crate::ops::query::{MAX_SEARCH_K, QueryRequest};
+use crate::ops::query::{QueryRequest, search_k};
 use crate::{AppError, ErrorCode, Workspace};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -63,12 +63,7 @@ pub struct RelatedResponse {
 }
 
 fn related(ws: &Workspace, req: &RelatedRequest) -> Result<RelatedResponse, AppError> {
-    let k = req.k.unwrap_or(DEFAULT_RELATED);
-    if !(1..=MAX_SEARCH_K).contains(&k) {
-        return Err(AppError::bad_request(format!(
-            "`k` must be 1 to {MAX_SEARCH_K}, not {k}"
-        )));
-    }
+    let k = search_k(req.k, DEFAULT_RELATED)?;
     let (state, opening) = {
         let store = ws.read();
         let state = find_note(&*store, &req.note)?;
@@ -84,8 +79,7 @@ fn related(ws: &Workspace, req: &RelatedRequest) -> Result<RelatedResponse, AppE
         k: Some(k + 1),
         ..QueryRequest::new(format!("{}\n{opening}", state.title))
     })?;
-    let vector = ws.embedder().embed_query(&query.text)?;
-    let result: crate::api::QueryResponse = ws.search(&query, &vector)?.into();
+    let result: crate::api::QueryResponse = ws.answer(&query)?.into();
     let mut hits: Vec<crate::api::Hit> = result
         .hits
         .into_iter()
