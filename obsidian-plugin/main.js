@@ -71,6 +71,33 @@ var MindnetClient = class {
     }
     return this.call("POST", "/chat", body);
   }
+  /**
+   * One chat message, its answer streamed to `onText` as the server writes
+   * it. `requestUrl` cannot stream, so this one call uses `fetch` (the
+   * server allows Obsidian's origin); where `fetch` cannot reach the
+   * server (a mobile app's origin), the answer comes whole.
+   */
+  async chatStreamed(message2, session, onText) {
+    const body = { message: message2 };
+    if (session !== null) {
+      body["session"] = session;
+    }
+    let response;
+    try {
+      response = await fetch(this.url("/chat"), {
+        method: "POST",
+        headers: { ...this.headers(), Accept: "text/event-stream" },
+        body: JSON.stringify(body)
+      });
+    } catch {
+      return this.chat(message2, session);
+    }
+    if (!response.ok || response.body === null) {
+      const text = await response.text();
+      throw serverError(response.status, parsed(text));
+    }
+    return readEvents(response.body, onText);
+  }
   /** The notes that belong with a note, each with its reasons. */
   related(path, k) {
     return this.call("GET", `/related?note=${encodeURIComponent(path)}&k=${k}`);
@@ -82,16 +109,37 @@ var MindnetClient = class {
   lint(path) {
     return this.call("POST", "/lint", { note: path });
   }
-  async call(method, path, body) {
-    const { server, token } = this.settings();
+  /** The safe fixes of one note, previewed: nothing is written. */
+  fixes(path) {
+    return this.call("POST", "/lint/fix", { note: path, link_mentions: true });
+  }
+  /** Writes one fix of a note (the one at `line`, `column`), if the note is still at `version`. */
+  applyFix(path, line, column, version) {
+    return this.call("POST", "/lint/fix", {
+      note: path,
+      line,
+      column,
+      version,
+      link_mentions: true,
+      write: true
+    });
+  }
+  url(path) {
+    return this.settings().server.replace(/\/+$/, "") + path;
+  }
+  headers() {
     const headers = { "Content-Type": "application/json" };
+    const { token } = this.settings();
     if (token !== "") {
       headers["Authorization"] = `Bearer ${token}`;
     }
+    return headers;
+  }
+  async call(method, path, body) {
     const request = {
-      url: server.replace(/\/+$/, "") + path,
+      url: this.url(path),
       method,
-      headers,
+      headers: this.headers(),
       throw: false
     };
     if (body !== void 0) {
@@ -101,24 +149,103 @@ var MindnetClient = class {
     try {
       response = await (0, import_obsidian.requestUrl)(request);
     } catch {
-      throw new ServerUnreachable(`no mindnet server at ${server}`);
+      throw new ServerUnreachable(`no mindnet server at ${this.settings().server}`);
     }
     if (response.status >= 400) {
-      const error = response.json?.error;
-      throw new ServerError(
-        response.status,
-        error?.code ?? "http",
-        error?.message ?? `HTTP ${response.status}`
-      );
+      throw serverError(response.status, parsed(response.text));
     }
     return response.json;
   }
 };
+function serverError(status, body) {
+  const error = body?.error;
+  return new ServerError(status, error?.code ?? "http", error?.message ?? `HTTP ${status}`);
+}
+function parsed(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+async function readEvents(body, onText) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (; ; ) {
+    const { done, value } = await reader.read();
+    buffer += decoder.decode(value, { stream: !done });
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const { name, data } = sseEvent(buffer.slice(0, end));
+      buffer = buffer.slice(end + 2);
+      if (name === "token") {
+        onText(parsed(data)?.text ?? "");
+      } else if (name === "done") {
+        await reader.cancel();
+        return parsed(data);
+      } else if (name === "error") {
+        throw serverError(500, parsed(data));
+      }
+    }
+    if (done) {
+      throw new ServerError(502, "stream", "the server ended the answer before it was done");
+    }
+  }
+}
+function sseEvent(block) {
+  let name = "message";
+  const data = [];
+  for (const line of block.split(/\r?\n/)) {
+    if (line.startsWith("event:")) {
+      name = line.slice(6).trim();
+    } else if (line.startsWith("data:")) {
+      data.push(line.slice(5).replace(/^ /, ""));
+    }
+  }
+  return { name, data: data.join("\n") };
+}
 
 // src/chat.ts
+var import_obsidian3 = require("obsidian");
+
+// src/render.ts
 var import_obsidian2 = require("obsidian");
+function chainTree(list, nodes, title) {
+  for (const n of nodes) {
+    const item = list.createEl("li");
+    item.createSpan({ cls: "mindnet-kind", text: `${n.kind} ` });
+    title(item, n);
+    if (n.children.length > 0 && !n.repeated) {
+      chainTree(item.createEl(list.tagName === "OL" ? "ol" : "ul", { cls: "mindnet-list" }), n.children, title);
+    }
+  }
+}
+function openNote(app, path) {
+  const file = app.vault.getAbstractFileByPath(path);
+  if (file instanceof import_obsidian2.TFile) {
+    void app.workspace.getLeaf(false).openFile(file);
+  }
+}
+function causalPaths(parent, paths, max) {
+  for (const path of paths.slice(0, max)) {
+    const list = parent.createEl("ol", { cls: "mindnet-list mindnet-chain" });
+    const titles = new Map(path.notes.map((n) => [n.note_id, n.title]));
+    for (const step of path.steps) {
+      const item = list.createEl("li");
+      item.createSpan({ text: `${titles.get(step.cause) ?? step.cause} ` });
+      item.createSpan({ cls: "mindnet-kind", text: `\u2192 ${step.kind} \u2192 ` });
+      item.createSpan({ text: titles.get(step.effect) ?? step.effect });
+      if (step.evidence !== "") {
+        item.createDiv({ cls: "mindnet-sentence", text: step.evidence });
+      }
+    }
+  }
+}
+
+// src/chat.ts
 var CHAT_VIEW_TYPE = "mindnet-chat";
-var ChatView = class extends import_obsidian2.ItemView {
+var ChatView = class extends import_obsidian3.ItemView {
   constructor(leaf, client, unreachable) {
     super(leaf);
     this.client = client;
@@ -154,21 +281,27 @@ var ChatView = class extends import_obsidian2.ItemView {
     });
     await Promise.resolve();
   }
-  /** Sends one message and shows the answer with its citations. */
+  /** Sends one message; shows the answer as it comes, then whole. */
   async ask(message2) {
     const log = this.log;
     if (log === null) {
       return;
     }
     log.createDiv({ cls: "mindnet-chat-question", text: message2 });
-    const pending = log.createDiv({ cls: "mindnet-muted", text: "\u2026" });
+    const pending = log.createDiv({ cls: "mindnet-chat-answer mindnet-chat-pending", text: "\u2026" });
+    let written = "";
     try {
-      const answer = await this.client.chat(message2, this.session);
+      const answer = await this.client.chatStreamed(message2, this.session, (text) => {
+        written += text;
+        pending.setText(written);
+        log.scrollTop = log.scrollHeight;
+      });
       this.session = answer.session;
       pending.remove();
       this.show(log, answer);
     } catch (e) {
       pending.setText(e instanceof Error ? e.message : String(e));
+      pending.addClass("mindnet-muted");
       if (e instanceof ServerUnreachable) {
         this.unreachable();
       }
@@ -178,6 +311,11 @@ var ChatView = class extends import_obsidian2.ItemView {
     const block = log.createDiv({ cls: "mindnet-chat-answer" });
     for (const paragraph of answer.answer.split(/\n{2,}/)) {
       block.createEl("p", { text: paragraph });
+    }
+    const paths = answer.causal?.paths ?? [];
+    if (paths.length > 0) {
+      block.createEl("h6", { text: "Why, step by step" });
+      causalPaths(block, paths, 2);
     }
     if (answer.citations.length > 0) {
       const list = block.createEl("ol", { cls: "mindnet-list" });
@@ -203,27 +341,6 @@ var ChatView = class extends import_obsidian2.ItemView {
 
 // src/modals.ts
 var import_obsidian4 = require("obsidian");
-
-// src/render.ts
-var import_obsidian3 = require("obsidian");
-function chainTree(list, nodes, title) {
-  for (const n of nodes) {
-    const item = list.createEl("li");
-    item.createSpan({ cls: "mindnet-kind", text: `${n.kind} ` });
-    title(item, n);
-    if (n.children.length > 0 && !n.repeated) {
-      chainTree(item.createEl(list.tagName === "OL" ? "ol" : "ul", { cls: "mindnet-list" }), n.children, title);
-    }
-  }
-}
-function openNote(app, path) {
-  const file = app.vault.getAbstractFileByPath(path);
-  if (file instanceof import_obsidian3.TFile) {
-    void app.workspace.getLeaf(false).openFile(file);
-  }
-}
-
-// src/modals.ts
 var TYPING_PAUSE_MS = 250;
 var SearchModal = class extends import_obsidian4.SuggestModal {
   constructor(app, client, failed) {
@@ -280,19 +397,7 @@ var AnswerModal = class extends import_obsidian4.Modal {
     } else if (paths.length === 0) {
       contentEl.createEl("p", { cls: "mindnet-muted", text: "No chain of causes found; the notes closest to the question:" });
     }
-    for (const path of paths.slice(0, 3)) {
-      const list2 = contentEl.createEl("ol", { cls: "mindnet-list" });
-      const titles = new Map(path.notes.map((n) => [n.note_id, n.title]));
-      for (const step of path.steps) {
-        const item = list2.createEl("li");
-        item.createSpan({ text: `${titles.get(step.cause) ?? step.cause} ` });
-        item.createSpan({ cls: "mindnet-kind", text: `\u2192 ${step.kind} \u2192 ` });
-        item.createSpan({ text: titles.get(step.effect) ?? step.effect });
-        if (step.evidence !== "") {
-          item.createDiv({ cls: "mindnet-sentence", text: step.evidence });
-        }
-      }
-    }
+    causalPaths(contentEl, paths, 3);
     const list = contentEl.createEl("ul", { cls: "mindnet-list" });
     for (const hit of this.answer.hits.slice(0, 5)) {
       const item = list.createEl("li");
@@ -392,10 +497,11 @@ var NoteView = class extends import_obsidian5.ItemView {
     root.addClass("mindnet-pane");
     root.createEl("h4", { text: file.basename });
     try {
-      const [related, graph, report] = await Promise.all([
+      const [related, graph, report, fixes] = await Promise.all([
         this.client.related(file.path, this.relatedCount()),
         this.client.context(file.path, 1),
-        this.client.lint(file.path)
+        this.client.lint(file.path),
+        this.client.fixes(file.path)
       ]);
       if (this.shown !== file.path) {
         return;
@@ -403,7 +509,7 @@ var NoteView = class extends import_obsidian5.ItemView {
       this.related(root, related.hits);
       this.links(root, graph);
       this.chains(root, graph);
-      this.findings(root, report.findings);
+      this.findings(root, report.findings, fixes.files.find((f) => f.path === file.path));
     } catch (e) {
       root.createEl("p", { cls: "mindnet-muted", text: message(e) });
       if (e instanceof ServerUnreachable) {
@@ -471,14 +577,41 @@ var NoteView = class extends import_obsidian5.ItemView {
       );
     }
   }
-  findings(root, findings) {
+  /** Each finding; one the linter can fix safely shows its change and an apply button. */
+  findings(root, findings, fixes) {
     root.createEl("h5", { text: `Linter (${findings.length})` });
     const list = root.createEl("ul", { cls: "mindnet-list" });
     for (const f of findings) {
       const item = list.createEl("li", { cls: `mindnet-${f.severity}` });
       item.createSpan({ cls: "mindnet-kind", text: `${f.rule}, line ${f.line}: ` });
       item.createSpan({ text: f.message });
+      const fix = fixes === void 0 ? void 0 : fixOf(f, findings, fixes.fixes);
+      if (fixes === void 0 || fix === void 0) {
+        continue;
+      }
+      const row = item.createDiv({ cls: "mindnet-fix" });
+      row.createSpan({ text: `Fix: ${fix.what} ` });
+      const button = row.createEl("button", { text: "Apply" });
+      this.registerDomEvent(button, "click", () => {
+        button.disabled = true;
+        void this.apply(fixes.path, f.line, fix.column ?? f.column, fixes.version);
+      });
     }
+  }
+  /** Applies one finding's fix through the server (so the index follows), then shows the note again. */
+  async apply(path, line, column, version) {
+    try {
+      const report = await this.client.applyFix(path, line, column, version);
+      const file = report.files.find((f) => f.path === path);
+      if (file?.written === true) {
+        new import_obsidian5.Notice(`Mindnet: fixed line ${line}`);
+      } else {
+        new import_obsidian5.Notice(`Mindnet: not fixed: ${file?.error ?? "nothing to fix there any more"}`);
+      }
+    } catch (e) {
+      new import_obsidian5.Notice(`Mindnet: not fixed: ${message(e)}`);
+    }
+    await this.refresh(true);
   }
   noteLink(parent, title, path) {
     const a = parent.createEl("a", { cls: "mindnet-note", text: title, href: "#" });
@@ -488,6 +621,13 @@ var NoteView = class extends import_obsidian5.ItemView {
     });
   }
 };
+function fixOf(finding, all, fixes) {
+  const later = all.filter((o) => o.line === finding.line && o.column > finding.column).map((o) => o.column);
+  const next = Math.min(Infinity, ...later);
+  return fixes.find(
+    (x) => x.line === finding.line && x.column !== null && x.column >= finding.column && x.column < next
+  );
+}
 function message(e) {
   return e instanceof Error ? e.message : String(e);
 }

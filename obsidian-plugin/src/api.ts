@@ -138,6 +138,8 @@ export interface ChatAnswer {
 	answer: string;
 	citations: Citation[];
 	warnings: string[];
+	/** For a causal question: the chains the answer stands on. */
+	causal?: { paths: CausalPath[] };
 }
 
 export interface Related {
@@ -159,6 +161,29 @@ export interface Finding {
 export interface LintReport {
 	notes: number;
 	findings: Finding[];
+}
+
+export interface FixLine {
+	/** The line it changes; null for an edge appended at the end. */
+	line: number | null;
+	/** The column where the change starts. */
+	column: number | null;
+	what: string;
+}
+
+export interface FileFix {
+	path: string;
+	diff: string;
+	fixes: FixLine[];
+	/** The file's version the fix was planned on. */
+	version: string;
+	written: boolean;
+	error: string | null;
+}
+
+export interface FixReport {
+	files: FileFix[];
+	skipped: string[];
 }
 
 export class MindnetClient {
@@ -194,6 +219,34 @@ export class MindnetClient {
 		return this.call<ChatAnswer>("POST", "/chat", body);
 	}
 
+	/**
+	 * One chat message, its answer streamed to `onText` as the server writes
+	 * it. `requestUrl` cannot stream, so this one call uses `fetch` (the
+	 * server allows Obsidian's origin); where `fetch` cannot reach the
+	 * server (a mobile app's origin), the answer comes whole.
+	 */
+	async chatStreamed(message: string, session: string | null, onText: (text: string) => void): Promise<ChatAnswer> {
+		const body: Record<string, string> = { message };
+		if (session !== null) {
+			body["session"] = session;
+		}
+		let response: Response;
+		try {
+			response = await fetch(this.url("/chat"), {
+				method: "POST",
+				headers: { ...this.headers(), Accept: "text/event-stream" },
+				body: JSON.stringify(body),
+			});
+		} catch {
+			return this.chat(message, session);
+		}
+		if (!response.ok || response.body === null) {
+			const text = await response.text();
+			throw serverError(response.status, parsed(text));
+		}
+		return readEvents(response.body, onText);
+	}
+
 	/** The notes that belong with a note, each with its reasons. */
 	related(path: string, k: number): Promise<Related> {
 		return this.call<Related>("GET", `/related?note=${encodeURIComponent(path)}&k=${k}`);
@@ -208,16 +261,41 @@ export class MindnetClient {
 		return this.call<LintReport>("POST", "/lint", { note: path });
 	}
 
-	private async call<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
-		const { server, token } = this.settings();
+	/** The safe fixes of one note, previewed: nothing is written. */
+	fixes(path: string): Promise<FixReport> {
+		return this.call<FixReport>("POST", "/lint/fix", { note: path, link_mentions: true });
+	}
+
+	/** Writes one fix of a note (the one at `line`, `column`), if the note is still at `version`. */
+	applyFix(path: string, line: number, column: number, version: string): Promise<FixReport> {
+		return this.call<FixReport>("POST", "/lint/fix", {
+			note: path,
+			line,
+			column,
+			version,
+			link_mentions: true,
+			write: true,
+		});
+	}
+
+	private url(path: string): string {
+		return this.settings().server.replace(/\/+$/, "") + path;
+	}
+
+	private headers(): Record<string, string> {
 		const headers: Record<string, string> = { "Content-Type": "application/json" };
+		const { token } = this.settings();
 		if (token !== "") {
 			headers["Authorization"] = `Bearer ${token}`;
 		}
+		return headers;
+	}
+
+	private async call<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
 		const request: RequestUrlParam = {
-			url: server.replace(/\/+$/, "") + path,
+			url: this.url(path),
 			method,
-			headers,
+			headers: this.headers(),
 			throw: false,
 		};
 		if (body !== undefined) {
@@ -227,16 +305,69 @@ export class MindnetClient {
 		try {
 			response = await requestUrl(request);
 		} catch {
-			throw new ServerUnreachable(`no mindnet server at ${server}`);
+			throw new ServerUnreachable(`no mindnet server at ${this.settings().server}`);
 		}
 		if (response.status >= 400) {
-			const error = (response.json as { error?: { code?: string; message?: string } } | null)?.error;
-			throw new ServerError(
-				response.status,
-				error?.code ?? "http",
-				error?.message ?? `HTTP ${response.status}`,
-			);
+			throw serverError(response.status, parsed(response.text));
 		}
 		return response.json as T;
 	}
+}
+
+/** mindnet's error body, `{"error": {"code", "message"}}`, as an exception. */
+function serverError(status: number, body: unknown): ServerError {
+	const error = (body as { error?: { code?: string; message?: string } } | null)?.error;
+	return new ServerError(status, error?.code ?? "http", error?.message ?? `HTTP ${status}`);
+}
+
+function parsed(text: string): unknown {
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * The chat's server-sent events: `token`s go to `onText`, `done` carries
+ * the whole answer, `error` mindnet's error.
+ */
+async function readEvents(body: ReadableStream<Uint8Array>, onText: (text: string) => void): Promise<ChatAnswer> {
+	const reader = body.getReader();
+	const decoder = new TextDecoder();
+	let buffer = "";
+	for (;;) {
+		const { done, value } = await reader.read();
+		buffer += decoder.decode(value, { stream: !done });
+		let end: number;
+		while ((end = buffer.indexOf("\n\n")) >= 0) {
+			const { name, data } = sseEvent(buffer.slice(0, end));
+			buffer = buffer.slice(end + 2);
+			if (name === "token") {
+				onText((parsed(data) as { text?: string } | null)?.text ?? "");
+			} else if (name === "done") {
+				await reader.cancel();
+				return parsed(data) as ChatAnswer;
+			} else if (name === "error") {
+				throw serverError(500, parsed(data));
+			}
+		}
+		if (done) {
+			throw new ServerError(502, "stream", "the server ended the answer before it was done");
+		}
+	}
+}
+
+/** One event of a stream: its name and its data lines joined. */
+function sseEvent(block: string): { name: string; data: string } {
+	let name = "message";
+	const data: string[] = [];
+	for (const line of block.split(/\r?\n/)) {
+		if (line.startsWith("event:")) {
+			name = line.slice(6).trim();
+		} else if (line.startsWith("data:")) {
+			data.push(line.slice(5).replace(/^ /, ""));
+		}
+	}
+	return { name, data: data.join("\n") };
 }

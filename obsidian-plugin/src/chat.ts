@@ -1,9 +1,11 @@
-// Ask mindnet: a conversation with the vault. Each answer comes with its
-// citations, which open the cited note at the cited heading.
+// Ask mindnet: a conversation with the vault. Each answer shows as it is
+// written, then with its citations, which open the cited note at the
+// cited heading, and for a causal question the chain it stands on.
 
 import { ItemView, WorkspaceLeaf } from "obsidian";
 import type { ChatAnswer, MindnetClient } from "./api";
 import { ServerUnreachable } from "./api";
+import { causalPaths } from "./render";
 
 export const CHAT_VIEW_TYPE = "mindnet-chat";
 
@@ -51,21 +53,27 @@ export class ChatView extends ItemView {
 		await Promise.resolve();
 	}
 
-	/** Sends one message and shows the answer with its citations. */
+	/** Sends one message; shows the answer as it comes, then whole. */
 	async ask(message: string): Promise<void> {
 		const log = this.log;
 		if (log === null) {
 			return;
 		}
 		log.createDiv({ cls: "mindnet-chat-question", text: message });
-		const pending = log.createDiv({ cls: "mindnet-muted", text: "…" });
+		const pending = log.createDiv({ cls: "mindnet-chat-answer mindnet-chat-pending", text: "…" });
+		let written = "";
 		try {
-			const answer = await this.client.chat(message, this.session);
+			const answer = await this.client.chatStreamed(message, this.session, (text) => {
+				written += text;
+				pending.setText(written);
+				log.scrollTop = log.scrollHeight;
+			});
 			this.session = answer.session;
 			pending.remove();
 			this.show(log, answer);
 		} catch (e) {
 			pending.setText(e instanceof Error ? e.message : String(e));
+			pending.addClass("mindnet-muted");
 			if (e instanceof ServerUnreachable) {
 				this.unreachable();
 			}
@@ -76,6 +84,11 @@ export class ChatView extends ItemView {
 		const block = log.createDiv({ cls: "mindnet-chat-answer" });
 		for (const paragraph of answer.answer.split(/\n{2,}/)) {
 			block.createEl("p", { text: paragraph });
+		}
+		const paths = answer.causal?.paths ?? [];
+		if (paths.length > 0) {
+			block.createEl("h6", { text: "Why, step by step" });
+			causalPaths(block, paths, 2);
 		}
 		if (answer.citations.length > 0) {
 			const list = block.createEl("ol", { cls: "mindnet-list" });

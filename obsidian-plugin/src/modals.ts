@@ -3,7 +3,7 @@
 
 import { App, Modal, SuggestModal } from "obsidian";
 import type { Answer, ChainNode, Finding, Hit, LintReport, MindnetClient } from "./api";
-import { chainTree, openNote } from "./render";
+import { causalPaths, chainTree, openNote } from "./render";
 
 /** How long typing must pause before the server is asked. */
 const TYPING_PAUSE_MS = 250;
@@ -75,19 +75,7 @@ export class AnswerModal extends Modal {
 		} else if (paths.length === 0) {
 			contentEl.createEl("p", { cls: "mindnet-muted", text: "No chain of causes found; the notes closest to the question:" });
 		}
-		for (const path of paths.slice(0, 3)) {
-			const list = contentEl.createEl("ol", { cls: "mindnet-list" });
-			const titles = new Map(path.notes.map((n) => [n.note_id, n.title]));
-			for (const step of path.steps) {
-				const item = list.createEl("li");
-				item.createSpan({ text: `${titles.get(step.cause) ?? step.cause} ` });
-				item.createSpan({ cls: "mindnet-kind", text: `→ ${step.kind} → ` });
-				item.createSpan({ text: titles.get(step.effect) ?? step.effect });
-				if (step.evidence !== "") {
-					item.createDiv({ cls: "mindnet-sentence", text: step.evidence });
-				}
-			}
-		}
+		causalPaths(contentEl, paths, 3);
 		const list = contentEl.createEl("ul", { cls: "mindnet-list" });
 		for (const hit of this.answer.hits.slice(0, 5)) {
 			const item = list.createEl("li");

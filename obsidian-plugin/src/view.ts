@@ -3,8 +3,8 @@
 // linter finds in it. Everything comes from the server; the pane keeps no
 // reference to the plugin beyond the client and the way to open a note.
 
-import { ItemView, WorkspaceLeaf, debounce } from "obsidian";
-import type { Finding, Graph, GraphEdge, Hit, MindnetClient } from "./api";
+import { ItemView, Notice, WorkspaceLeaf, debounce } from "obsidian";
+import type { FileFix, Finding, FixLine, Graph, GraphEdge, Hit, MindnetClient } from "./api";
 import { ServerUnreachable } from "./api";
 import { chainTree, openNote } from "./render";
 
@@ -62,10 +62,11 @@ export class NoteView extends ItemView {
 		root.addClass("mindnet-pane");
 		root.createEl("h4", { text: file.basename });
 		try {
-			const [related, graph, report] = await Promise.all([
+			const [related, graph, report, fixes] = await Promise.all([
 				this.client.related(file.path, this.relatedCount()),
 				this.client.context(file.path, 1),
 				this.client.lint(file.path),
+				this.client.fixes(file.path),
 			]);
 			if (this.shown !== file.path) {
 				return;
@@ -73,7 +74,7 @@ export class NoteView extends ItemView {
 			this.related(root, related.hits);
 			this.links(root, graph);
 			this.chains(root, graph);
-			this.findings(root, report.findings);
+			this.findings(root, report.findings, fixes.files.find((f) => f.path === file.path));
 		} catch (e) {
 			root.createEl("p", { cls: "mindnet-muted", text: message(e) });
 			if (e instanceof ServerUnreachable) {
@@ -143,14 +144,42 @@ export class NoteView extends ItemView {
 		}
 	}
 
-	private findings(root: HTMLElement, findings: Finding[]): void {
+	/** Each finding; one the linter can fix safely shows its change and an apply button. */
+	private findings(root: HTMLElement, findings: Finding[], fixes: FileFix | undefined): void {
 		root.createEl("h5", { text: `Linter (${findings.length})` });
 		const list = root.createEl("ul", { cls: "mindnet-list" });
 		for (const f of findings) {
 			const item = list.createEl("li", { cls: `mindnet-${f.severity}` });
 			item.createSpan({ cls: "mindnet-kind", text: `${f.rule}, line ${f.line}: ` });
 			item.createSpan({ text: f.message });
+			const fix = fixes === undefined ? undefined : fixOf(f, findings, fixes.fixes);
+			if (fixes === undefined || fix === undefined) {
+				continue;
+			}
+			const row = item.createDiv({ cls: "mindnet-fix" });
+			row.createSpan({ text: `Fix: ${fix.what} ` });
+			const button = row.createEl("button", { text: "Apply" });
+			this.registerDomEvent(button, "click", () => {
+				button.disabled = true;
+				void this.apply(fixes.path, f.line, fix.column ?? f.column, fixes.version);
+			});
 		}
+	}
+
+	/** Applies one finding's fix through the server (so the index follows), then shows the note again. */
+	private async apply(path: string, line: number, column: number, version: string): Promise<void> {
+		try {
+			const report = await this.client.applyFix(path, line, column, version);
+			const file = report.files.find((f) => f.path === path);
+			if (file?.written === true) {
+				new Notice(`Mindnet: fixed line ${line}`);
+			} else {
+				new Notice(`Mindnet: not fixed: ${file?.error ?? "nothing to fix there any more"}`);
+			}
+		} catch (e) {
+			new Notice(`Mindnet: not fixed: ${message(e)}`);
+		}
+		await this.refresh(true);
 	}
 
 	private noteLink(parent: HTMLElement, title: string, path: string): void {
@@ -160,6 +189,18 @@ export class NoteView extends ItemView {
 			openNote(this.app, path);
 		});
 	}
+}
+
+/**
+ * The fix of a finding: on its line, starting at its column or inside what
+ * it points at (a link's target), before the next finding of that line.
+ */
+function fixOf(finding: Finding, all: Finding[], fixes: FixLine[]): FixLine | undefined {
+	const later = all.filter((o) => o.line === finding.line && o.column > finding.column).map((o) => o.column);
+	const next = Math.min(Infinity, ...later);
+	return fixes.find(
+		(x) => x.line === finding.line && x.column !== null && x.column >= finding.column && x.column < next,
+	);
 }
 
 function message(e: unknown): string {

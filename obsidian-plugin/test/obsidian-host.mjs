@@ -84,6 +84,7 @@ export class Plugin extends Component {
 		this.commands = [];
 		this.views = new Map();
 		this.statusItems = [];
+		this.settingTabs = [];
 		this.data = null;
 	}
 	async loadData() {
@@ -100,7 +101,7 @@ export class Plugin extends Component {
 		this.views.set(type, factory);
 	}
 	addSettingTab(tab) {
-		this.settingTab = tab;
+		this.settingTabs.push(tab);
 	}
 	addStatusBarItem() {
 		const el = document.createElement("div");

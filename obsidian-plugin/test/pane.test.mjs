@@ -2,19 +2,20 @@
 // module standing in for `obsidian`, against a real `mindnet serve` on the
 // bundled example vault; and the notice when no server answers.
 //
-//     node test/pane.test.mjs http://127.0.0.1:PORT
+//     node test/pane.test.mjs http://127.0.0.1:PORT VAULT
 
 import { build } from "esbuild";
 import { JSDOM } from "jsdom";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const server = process.argv[2];
-if (!server) {
-	throw new Error("give the server's address");
+const [server, vault] = process.argv.slice(2);
+if (!server || !vault) {
+	throw new Error("give the server's address and its vault");
 }
 
 const dom = new JSDOM("<!doctype html><body></body>");
@@ -38,6 +39,18 @@ await build({
 const plugin = await import(out);
 
 let failures = 0;
+
+/** Polls `probe` until it answers (not null), for up to five seconds. */
+async function until(probe) {
+	for (let i = 0; i < 50; i += 1) {
+		const v = probe();
+		if (v !== null) {
+			return v;
+		}
+		await new Promise((r) => setTimeout(r, 100));
+	}
+	return null;
+}
 function check(cond, what, detail = "") {
 	if (cond) {
 		console.log(`✓ ${what}`);
@@ -89,6 +102,35 @@ check(!pane.innerHTML.includes("<script"), "nothing of the server's text became 
 check(unreachable === 0, "no notice while the server answers");
 writeFileSync(join(dirname(out), "pane.html"), dom.serialize());
 
+// A finding's fix: previewed in the pane, applied through the server.
+const noteFile = join(vault, NOTE);
+const before = readFileSync(noteFile, "utf8");
+const fixRows = [...pane.querySelectorAll(".mindnet-fix")];
+const aliasFix = fixRows.find((r) => r.textContent.includes("`ausgelöst_durch` → `caused_by`"));
+check(aliasFix !== undefined, "a finding shows its fix", fixRows.map((r) => r.textContent).join(" | "));
+check(aliasFix?.closest("li")?.textContent.includes("ausgelöst_durch"), "… under the finding it fixes", aliasFix?.closest("li")?.textContent);
+const fixesBefore = fixRows.length;
+host.notices.length = 0;
+aliasFix?.querySelector("button")?.dispatchEvent(new window.MouseEvent("click", { bubbles: true }));
+const after = await until(() => {
+	const now = readFileSync(noteFile, "utf8");
+	return now !== before ? now : null;
+});
+check(after?.includes("> [!edge] caused_by: [[Eigenes Wissenssystem bauen]]"), "apply writes the fix into the note", after?.slice(-160));
+check(after?.includes("führte_zu: [[Hybride Suche läuft lokal]]"), "… and only that fix", after?.slice(-160));
+check(
+	before.replace("ausgelöst_durch:", "caused_by:") === after,
+	"… nothing else of the file changed",
+);
+await until(() => (pane.querySelectorAll(".mindnet-fix").length === fixesBefore - 1 ? true : null));
+check(pane.querySelectorAll(".mindnet-fix").length === fixesBefore - 1, "the pane shows the note again, one fix fewer", pane.querySelectorAll(".mindnet-fix").length);
+check(host.notices.some((n) => n.startsWith("Mindnet: fixed line")), "… and says it fixed it", JSON.stringify(host.notices));
+const recent = await client.call("GET", "/recent_changes?since=1h");
+const changed = recent.notes.find((n) => n.path === NOTE);
+check(changed?.door === "http" && changed?.indexed === true, "the fix went through the server and the index holds it", JSON.stringify(changed));
+const stale = await client.applyFix(NOTE, 1, 1, "0000000000000000").catch((e) => e);
+check(stale instanceof plugin.ServerError && stale.code === "conflict", "a fix previewed on an older version is refused", String(stale));
+
 // The status bar.
 const Plugin = plugin.default;
 const p = new Plugin(app(NOTE), { id: "mindnet", version: "0.1.0" });
@@ -130,6 +172,19 @@ cited[0].dispatchEvent(new window.MouseEvent("click", { bubbles: true, cancelabl
 check(openedLinks.length === 1 && openedLinks[0].includes(".md"), "a citation opens its note (at its heading)", JSON.stringify(openedLinks));
 await chat.ask("Und was folgte daraus?");
 check(chat.contentEl.querySelectorAll(".mindnet-chat-answer").length === 2, "the conversation goes on in one session");
+const pieces = [];
+const streamed = await client.chatStreamed("Warum laufe ich jeden Morgen?", null, (t) => pieces.push(t));
+check(pieces.length > 1 && pieces.join("") === streamed.answer, "the answer streams in pieces that make the whole", `${pieces.length} pieces`);
+check((streamed.causal?.paths ?? []).length > 0, "… and a causal question brings its chain", JSON.stringify(streamed.causal?.paths?.[0]?.steps?.[0]));
+await chat.ask("Warum laufe ich jeden Morgen?");
+check(chat.contentEl.querySelectorAll(".mindnet-chat-answer .mindnet-chain li").length > 0, "the chat shows the why chain, step by step", chat.contentEl.textContent.slice(-200));
+const preflight = async (origin) =>
+	(await fetch(`${server}/chat`, {
+		method: "OPTIONS",
+		headers: { Origin: origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type" },
+	})).headers.get("access-control-allow-origin");
+check((await preflight("app://obsidian.md")) === "app://obsidian.md", "the server lets Obsidian's app stream (CORS)");
+check((await preflight("https://evil.example")) === null, "… and no other origin");
 
 // No server: one clear notice that says how to start it, no repeats.
 host.notices.length = 0;
@@ -145,6 +200,26 @@ check(told() === 1, "one notice names the command that starts the server, howeve
 down.commands.find((c) => c.id === "show-status").callback();
 await new Promise((r) => setTimeout(r, 300));
 check(told() === 2, "… and again when the user asks for the status", JSON.stringify(host.notices));
+
+// The committed main.js itself (what `mindnet obsidian install` writes),
+// loaded as Obsidian loads it: a CommonJS module that requires `obsidian`.
+const bundled = { exports: {} };
+const requireHost = (name) => (name === "obsidian" ? host : createRequire(import.meta.url)(name));
+new Function("module", "exports", "require", readFileSync(join(here, "..", "main.js"), "utf8"))(
+	bundled,
+	bundled.exports,
+	requireHost,
+);
+const Shipped = bundled.exports.default;
+const shipped = new Shipped(app(NOTE), JSON.parse(readFileSync(join(here, "..", "manifest.json"), "utf8")));
+shipped.data = { server };
+let thrown = null;
+await shipped.onload().catch((e) => (thrown = e));
+check(thrown === null, "main.js loads and its onload() does not throw", String(thrown));
+check([...shipped.views.keys()].sort().join(",") === "mindnet-chat,mindnet-note", "… registers its two views", [...shipped.views.keys()].join(","));
+const ids = shipped.commands.map((c) => c.id).sort().join(",");
+check(ids === "ask-why,lint-note,lint-vault,open-chat,open-pane,search,show-status", "… its seven commands", ids);
+check(shipped.settingTabs.length === 1, "… and its settings tab");
 
 if (failures > 0) {
 	process.exit(1);

@@ -104,6 +104,12 @@ pub fn existing_store(settings: &Settings) -> Result<SharedStore, AppError> {
     Ok(Box::new(RwLock::new(EmbeddedStore::open_existing(data)?)))
 }
 
+/// Whether the settings name an index (a Qdrant server, or an embedded
+/// index in the data folder), without opening it.
+pub fn has_index(settings: &Settings) -> bool {
+    settings.qdrant.is_some() || StoreMeta::read_from(&settings.data).is_ok_and(|m| m.is_some())
+}
+
 /// The integrity check of the index (`mindnet check`).
 pub fn check(settings: &Settings) -> Result<mindnet_store::CheckReport, AppError> {
     let store = existing_store(settings)?;

@@ -69,6 +69,7 @@ fn fix(args: &LintArgs) -> Result<ExitCode> {
         add_inverses: args.add_inverses,
         link_mentions: args.link_mentions,
         write: args.write,
+        ..FixRequest::default()
     })?;
     for s in &r.skipped {
         eprintln!("{s}");

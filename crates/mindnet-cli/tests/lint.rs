@@ -237,3 +237,44 @@ fn a_note_has_the_same_names_in_the_linter_and_the_chain() {
         );
     }
 }
+
+/// `lint --fix --write` writes a vault that was never imported (the fix
+/// needs only the files); with an index, the index holds the fixed file
+/// before the command returns.
+#[test]
+fn fixes_are_written_with_or_without_an_index() {
+    const NOTE: &str = "Entscheidungen/Jeden Morgen laufen.md";
+    const FIXED: &str = "> [!edge] caused_by: [[Rückenschmerzen im Homeoffice]]";
+    for indexed in [false, true] {
+        let vault = tempfile::tempdir().unwrap();
+        common::copy_dir(&demo_vault(), vault.path());
+        if indexed {
+            common::import_m3(vault.path());
+        }
+        let v = vault.path().to_str().unwrap();
+        let out = mindnet(&["lint", v, "--fix", "--write"]);
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && said.contains(&format!("fixed {NOTE}")),
+            "{said}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(vault.path().join(NOTE)).unwrap();
+        assert!(text.contains(FIXED), "{text}");
+        if indexed {
+            let out = mindnet(&["recent-changes", "--vault", v, "--since", "1h", "--json"]);
+            let recent: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let note = recent["notes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|n| n["path"] == NOTE)
+                .cloned();
+            assert_eq!(
+                note.as_ref().map(|n| (&n["indexed"], &n["change"])),
+                Some((&serde_json::json!(true), &serde_json::json!("edited"))),
+                "{recent}"
+            );
+        }
+    }
+}

@@ -1,8 +1,9 @@
 //! The Obsidian plugin against a real `mindnet serve` on the demo vault:
-//! `obsidian-plugin/test/pane.test.mjs` renders its pane and status bar
-//! into jsdom (a host module stands in for the `obsidian` API, which only
-//! the app itself provides) and checks what they show, and the notice when
-//! no server answers. `scripts/test` installs the plugin's packages first;
+//! `obsidian-plugin/test/pane.test.mjs` renders its pane, chat, modals and
+//! status bar into jsdom (a host module stands in for the `obsidian` API,
+//! which only the app itself provides) and checks what they show, applies
+//! a lint fix through the server, streams a chat answer, loads the
+//! committed `main.js`, and checks the notice when no server answers. `scripts/test` installs the plugin's packages first;
 //! and `mindnet obsidian install` puts the plugin into a vault.
 
 mod common;
@@ -33,6 +34,7 @@ fn the_plugin_renders_a_note_from_a_real_server() {
     let out = Command::new("node")
         .arg("test/pane.test.mjs")
         .arg(s.url(""))
+        .arg(vault.path())
         .current_dir(&dir)
         .output()
         .expect("node runs");

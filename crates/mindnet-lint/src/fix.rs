@@ -31,6 +31,32 @@ pub struct FixOptions {
     pub add_inverses: bool,
     /// Turn each note's first unlinked mention of another note into a link.
     pub link_mentions: bool,
+    /// Only the fixes of this note (vault-relative path): what an editor
+    /// offers beside the note being written.
+    pub note: Option<String>,
+    /// Only the fixes on this line of `note` (1-based): one finding's fix.
+    pub line: Option<usize>,
+    /// With `line`: only the fix that starts in this column (1-based).
+    pub column: Option<usize>,
+}
+
+/// One change a fix makes, where the author sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    /// The line it changes (1-based); `None` for an edge appended at the end.
+    pub line: Option<usize>,
+    /// The column where the change starts (1-based, in characters).
+    pub column: Option<usize>,
+    pub what: String,
+}
+
+impl std::fmt::Display for Fix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "line {line}: {}", self.what),
+            None => f.write_str(&self.what),
+        }
+    }
 }
 
 /// The planned change of one file.
@@ -40,8 +66,8 @@ pub struct FileFix {
     /// The file's bytes as read.
     pub old: Vec<u8>,
     pub new: Vec<u8>,
-    /// One line per fix, for the report.
-    pub fixes: Vec<String>,
+    /// One per change, for the report.
+    pub fixes: Vec<Fix>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -55,11 +81,15 @@ pub enum FixError {
     },
     #[error("{0}: changed since it was read; not written (run the fix again)")]
     Changed(PathBuf),
+    #[error("{0}: no such note in the vault")]
+    NoNote(String),
 }
 
 struct Edit {
     range: Range<usize>,
     text: String,
+    line: usize,
+    column: usize,
     what: String,
 }
 
@@ -69,6 +99,20 @@ struct Edit {
 struct Plan {
     edits: BTreeMap<usize, Vec<Edit>>,
     appends: BTreeMap<usize, Vec<(String, String)>>,
+}
+
+impl Plan {
+    /// Keeps the changes of note `i` only (on `line` and at `column` only,
+    /// when given: an appended edge is on no line of the note as it is).
+    fn only(&mut self, i: usize, line: Option<usize>, column: Option<usize>) {
+        self.edits.retain(|&n, _| n == i);
+        self.appends.retain(|&n, _| n == i && line.is_none());
+        if let Some(line) = line {
+            for edits in self.edits.values_mut() {
+                edits.retain(|e| e.line == line && column.is_none_or(|c| e.column == c));
+            }
+        }
+    }
 }
 
 pub fn plan_fixes(
@@ -94,6 +138,14 @@ pub fn plan_fixes(
     }
     if opts.add_inverses {
         inverse_appends(&vault, &links, &mut plan);
+    }
+    if let Some(note) = &opts.note {
+        let i = vault
+            .notes
+            .iter()
+            .position(|n| &n.path == note)
+            .ok_or_else(|| FixError::NoNote(note.clone()))?;
+        plan.only(i, opts.line, opts.column);
     }
     let mut out = Vec::new();
     let mut skipped = Vec::new();
@@ -147,7 +199,9 @@ fn link_edits(vault: &Vault<'_>, links: &[LinkRef<'_>], plan: &mut Plan) {
             plan.edits.entry(l.note).or_default().push(Edit {
                 range: p..p + raw.len(),
                 text: kind.to_string(),
-                what: format!("line {}: `{raw}` → `{kind}`", note.parsed.lines.line(p)),
+                line: note.parsed.lines.line(p),
+                column: note.column(p),
+                what: format!("`{raw}` → `{kind}`"),
             });
         }
         if !is_missing(l) {
@@ -175,10 +229,9 @@ fn link_edits(vault: &Vault<'_>, links: &[LinkRef<'_>], plan: &mut Plan) {
             .unwrap_or_default();
         plan.edits.entry(l.note).or_default().push(Edit {
             range: p..p + target.len(),
-            what: format!(
-                "line {}: [[{target}]] → [[{title}]]",
-                note.parsed.lines.line(p)
-            ),
+            line: note.parsed.lines.line(p),
+            column: note.column(p),
+            what: format!("[[{target}]] → [[{title}]]"),
             text: title,
         });
     }
@@ -189,10 +242,12 @@ fn mention_edits(vault: &Vault<'_>, links: &[LinkRef<'_>], plan: &mut Plan) {
     let stems = crate::mentions::stems(vault);
     for u in crate::mentions::unlinked(vault, links) {
         let link = u.link(vault, &stems);
-        let line = vault.notes[u.note].parsed.lines.line(u.range.start);
+        let note = &vault.notes[u.note];
         plan.edits.entry(u.note).or_default().push(Edit {
             range: u.range.clone(),
-            what: format!("line {line}: {} → {link}", u.text),
+            line: note.parsed.lines.line(u.range.start),
+            column: note.column(u.range.start),
+            what: format!("{} → {link}", u.text),
             text: link,
         });
     }
@@ -238,12 +293,8 @@ fn inverse_appends(vault: &Vault<'_>, links: &[LinkRef<'_>], plan: &mut Plan) {
 
 /// A note's text with its edits made (back to front; an edit overlapping
 /// one already made waits for the next run) and its callouts appended,
-/// and one line per fix.
-fn applied(
-    text: &str,
-    mut edits: Vec<Edit>,
-    appends: Vec<(String, String)>,
-) -> (String, Vec<String>) {
+/// and each fix made.
+fn applied(text: &str, mut edits: Vec<Edit>, appends: Vec<(String, String)>) -> (String, Vec<Fix>) {
     edits.sort_by_key(|e| std::cmp::Reverse(e.range.start));
     let mut text = text.to_string();
     let mut fixes = Vec::new();
@@ -254,7 +305,11 @@ fn applied(
         }
         floor = e.range.start;
         text.replace_range(e.range.clone(), &e.text);
-        fixes.push(e.what);
+        fixes.push(Fix {
+            line: Some(e.line),
+            column: Some(e.column),
+            what: e.what,
+        });
     }
     fixes.reverse();
     for (kind, title) in appends {
@@ -262,7 +317,11 @@ fn applied(
             text.push('\n');
         }
         text.push_str(&format!("\n> [!edge] {kind}: [[{title}]]\n"));
-        fixes.push(format!("added `{kind}: [[{title}]]` (inverse edge)"));
+        fixes.push(Fix {
+            line: None,
+            column: None,
+            what: format!("added `{kind}: [[{title}]]` (inverse edge)"),
+        });
     }
     (text, fixes)
 }

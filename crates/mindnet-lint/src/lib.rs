@@ -21,7 +21,7 @@ pub use chain::{
     ChainDirection, ChainNode, ChainNote, ChainPreview, Step, chain_of, chain_preview,
 };
 pub use config::{LintConfig, RULES};
-pub use fix::{FileFix, FixError, FixOptions, plan_fixes, unified_diff, write_fix};
+pub use fix::{FileFix, Fix, FixError, FixOptions, plan_fixes, unified_diff, write_fix};
 
 use mindnet_core::lookup::{self, NoteNames};
 use mindnet_core::{Status, Warning};

@@ -50,6 +50,7 @@ fn fixing_reaches_a_fixed_point_in_one_round() {
     let opts = FixOptions {
         add_inverses: true,
         link_mentions: true,
+        ..FixOptions::default()
     };
     assert!(fix_all(dir.path(), &opts) > 0);
     assert_eq!(
@@ -152,4 +153,44 @@ proptest! {
         prop_assert_eq!(after, build("resulted_in"));
         prop_assert_eq!(fix_all(dir.path(), &FixOptions::default()), 0);
     }
+}
+
+/// What an editor offers beside a note: its fixes only, or the one fix at
+/// a line and column; a note the vault does not have is an error.
+#[test]
+fn fixes_narrow_to_a_note_and_to_one_place() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/vault");
+    const NOTE: &str = "Entscheidungen/Qdrant als Vektordatenbank.md";
+    let plan = |note: &str, line: Option<usize>, column: Option<usize>| {
+        plan_fixes(
+            &demo,
+            &Config::builtin(),
+            &mindnet_lint::LintConfig::builtin(),
+            &FixOptions {
+                note: Some(note.to_string()),
+                line,
+                column,
+                ..FixOptions::default()
+            },
+        )
+        .map(|(files, _)| files)
+    };
+    let all = plan(NOTE, None, None).unwrap();
+    assert_eq!(all.len(), 1);
+    let lines: Vec<String> = all[0].fixes.iter().map(|f| f.to_string()).collect();
+    assert_eq!(
+        lines,
+        [
+            "line 26: `ausgelöst_durch` → `caused_by`",
+            "line 27: `führte_zu` → `resulted_in`"
+        ]
+    );
+    let one = plan(NOTE, Some(26), Some(11)).unwrap();
+    assert_eq!(one[0].fixes.len(), 1);
+    assert_eq!(one[0].fixes[0].column, Some(11));
+    assert!(plan(NOTE, Some(26), Some(12)).unwrap().is_empty());
+    assert!(matches!(
+        plan("Nirgends.md", None, None),
+        Err(mindnet_lint::FixError::NoNote(_))
+    ));
 }

@@ -6,7 +6,11 @@
 //!   as Host, and is refused (DNS rebinding). A server on an unspecified
 //!   address (`0.0.0.0`) with a token accepts any Host: the token guards it.
 //! - **Origin**: a browser request from another origin is refused unless
-//!   that origin is configured (`--allow-origin`, `MINDNET_API_ORIGINS`).
+//!   that origin is configured (`--allow-origin`, `MINDNET_API_ORIGINS`),
+//!   or is Obsidian's desktop app (`app://obsidian.md`), whose plugin
+//!   streams the chat with `fetch`. That opens nothing new: every plugin
+//!   in that app can already reach the server with `requestUrl`, which
+//!   sends no origin at all; no web page can send that origin.
 //! - **Token**: with a token, every endpoint but `/health` and the web
 //!   UI's static assets (which hold no data) needs
 //!   `Authorization: Bearer <token>`.
@@ -26,6 +30,9 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use crate::routes::ApiError;
+
+/// The origin of Obsidian's desktop app (its pages load from `app://`).
+const OBSIDIAN_DESKTOP: &str = "app://obsidian.md";
 
 pub struct Guard {
     pub settings: ServeSettings,
@@ -56,7 +63,9 @@ impl Guard {
     }
 
     fn origin_ok(&self, origin: &str, host: &str) -> bool {
-        origin == format!("http://{host}") || self.settings.origins.iter().any(|o| o == origin)
+        origin == format!("http://{host}")
+            || origin == OBSIDIAN_DESKTOP
+            || self.settings.origins.iter().any(|o| o == origin)
     }
 
     fn token_ok(&self, headers: &HeaderMap) -> bool {
@@ -216,6 +225,8 @@ mod tests {
         assert!(g.origin_ok("http://127.0.0.1:8001", "127.0.0.1:8001"));
         assert!(g.origin_ok("http://app.example", "127.0.0.1:8001"));
         assert!(!g.origin_ok("http://evil.example", "127.0.0.1:8001"));
+        assert!(g.origin_ok("app://obsidian.md", "127.0.0.1:8001"));
+        assert!(!g.origin_ok("app://obsidian.md.evil.example", "127.0.0.1:8001"));
         let mut h = HeaderMap::new();
         assert!(!g.token_ok(&h));
         h.insert(

@@ -1,4 +1,7 @@
-//! `lint_fix`: the fixes the linter can make safely.
+//! `lint_fix`: the fixes the linter can make safely, for the vault, one
+//! note, or one finding (a note's line: what an editor's "apply" sends).
+//! Written fixes are synced into the index before the answer wherever
+//! there is one, so a search right after sees them.
 
 use crate::Settings;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
@@ -13,27 +16,44 @@ impl Operation for LintFixOp {
     type Request = FixRequest;
     type Response = FixResponse;
     const NAME: &'static str = "lint_fix";
-    const ABOUT: &'static str =
-        "The fixes the linter can make safely, as diffs; written with `write`.";
+    const ABOUT: &'static str = "The fixes the linter can make safely (in the vault, one note, or at one line and column), as diffs; written with `write`.";
     const EXAMPLE: &'static str = r#"{"add_inverses": true}"#;
     const EFFECT: Effect = Effect::Writes;
-    const NEEDS: Needs = Needs::Files;
+    const NEEDS: Needs = Needs::FilesOrIndex;
     const ROUTE: Route = Route::post("/lint/fix").summary(
         "`POST /lint/fix`: the fixes the linter can make safely, as diffs; with\n\
          `write: true` they are written (atomically, only into the vault, only to\n\
-         files unchanged since they were read).",
+         files unchanged since they were read) and synced into the index. `note`\n\
+         (with `line` and `column`) narrows them to what an editor offers beside\n\
+         a finding; `version` refuses a note changed since the preview.",
     );
-    const FAILS: &'static [ErrorCode] = &[];
+    const FAILS: &'static [ErrorCode] = &[ErrorCode::NotFound, ErrorCode::Conflict];
     const TOOL: Option<Tool<FixRequest>> = None;
 
     fn run(ws: &Workspace, req: &FixRequest) -> Result<FixResponse, AppError> {
-        fix(ws.settings(), req)
+        let _one_writer = ws.writing();
+        let answer = fix(ws.settings(), req)?;
+        let written: Vec<String> = answer
+            .files
+            .iter()
+            .filter(|f| f.written)
+            .map(|f| f.path.clone())
+            .collect();
+        if !written.is_empty() {
+            ws.sync_paths(written)?;
+        }
+        Ok(answer)
     }
 
+    /// A dry run needs only the files; so does a write to a vault without
+    /// an index. A write where there is an index goes through it (`run`).
     fn run_on_files(
         settings: &Settings,
         req: &FixRequest,
     ) -> Option<Result<FixResponse, AppError>> {
+        if req.write && crate::open::has_index(settings) {
+            return None;
+        }
         Some(fix(settings, req))
     }
 }
@@ -49,9 +69,42 @@ pub struct FixRequest {
     /// Turn each note's first unlinked mention of another note into a link.
     #[serde(default)]
     pub link_mentions: bool,
+    /// Only the fixes of this note (its vault-relative path).
+    #[serde(default)]
+    pub note: Option<String>,
+    /// Only the fixes on this line of `note` (1-based).
+    #[serde(default)]
+    pub line: Option<usize>,
+    /// With `line`: only the fix that starts in this column (1-based): one
+    /// finding's fix, as the preview gave it.
+    #[serde(default)]
+    pub column: Option<usize>,
+    /// The version of `note` the fix was previewed on: refused if the file
+    /// changed since.
+    #[serde(default)]
+    pub version: Option<String>,
     /// Write the changes (else only the diffs).
     #[serde(default)]
     pub write: bool,
+}
+
+/// One change of a fix, where the author sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FixLine {
+    /// The line it changes (1-based); `null` for an edge appended at the end.
+    pub line: Option<usize>,
+    /// The column where the change starts (1-based, in characters).
+    pub column: Option<usize>,
+    pub what: String,
+}
+
+impl std::fmt::Display for FixLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "line {line}: {}", self.what),
+            None => f.write_str(&self.what),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -59,8 +112,10 @@ pub struct FileFix {
     pub path: String,
     /// Unified diff of the change.
     pub diff: String,
-    /// One line per fix.
-    pub fixes: Vec<String>,
+    /// Each change, with its line.
+    pub fixes: Vec<FixLine>,
+    /// The file's version before the fix (what `version` names).
+    pub version: String,
     /// Written (with `write`); `false` with `error` when the write failed.
     pub written: bool,
     pub error: Option<String>,
@@ -78,12 +133,21 @@ pub struct FixResponse {
 pub(crate) fn fix(settings: &Settings, req: &FixRequest) -> Result<FixResponse, AppError> {
     let vault = settings.require_vault()?;
     let config = settings.load_config()?;
+    if let (Some(note), Some(v)) = (&req.note, &req.version) {
+        crate::writes::current_bytes(vault, note, Some(v))?;
+    }
     let opts = mindnet_lint::FixOptions {
         add_inverses: req.add_inverses,
         link_mentions: req.link_mentions,
+        note: req.note.clone(),
+        line: req.line,
+        column: req.column,
     };
     let (fixes, skipped) = mindnet_lint::plan_fixes(vault, &config, &settings.load_lint()?, &opts)
-        .map_err(|e| AppError::bad_request(e.to_string()))?;
+        .map_err(|e| match e {
+            mindnet_lint::FixError::NoNote(_) => AppError::not_found(e.to_string()),
+            other => AppError::bad_request(other.to_string()),
+        })?;
     let files = fixes
         .iter()
         .map(|f| {
@@ -102,11 +166,21 @@ pub(crate) fn fix(settings: &Settings, req: &FixRequest) -> Result<FixResponse, 
             FileFix {
                 path: f.path.clone(),
                 diff: mindnet_lint::unified_diff(&f.path, &f.old, &f.new),
-                fixes: f.fixes.clone(),
+                fixes: f.fixes.iter().map(fix_line).collect(),
+                version: mindnet_ingest::note_bytes::version_of(&f.old),
                 written,
                 error,
             }
         })
         .collect();
     Ok(FixResponse { files, skipped })
+}
+
+fn fix_line(f: &mindnet_lint::Fix) -> FixLine {
+    let mindnet_lint::Fix { line, column, what } = f;
+    FixLine {
+        line: *line,
+        column: *column,
+        what: what.clone(),
+    }
 }
