@@ -106,20 +106,17 @@ var MindnetClient = class {
   lintVault() {
     return this.call("POST", "/lint", {});
   }
+  /** One note's findings, each with its safe fix where it has one. */
   lint(path) {
-    return this.call("POST", "/lint", { note: path });
+    return this.call("POST", "/lint", { note: path, fixes: true });
   }
-  /** The safe fixes of one note, previewed: nothing is written. */
-  fixes(path) {
-    return this.call("POST", "/lint/fix", { note: path, link_mentions: true });
-  }
-  /** Writes one fix of a note (the one at `line`, `column`), if the note is still at `version`. */
-  applyFix(path, line, column, version) {
+  /** Writes a finding's fix, if the note is still at the version it was planned on. */
+  applyFix(path, fix) {
     return this.call("POST", "/lint/fix", {
       note: path,
-      line,
-      column,
-      version,
+      line: fix.line,
+      column: fix.column,
+      version: fix.version,
       link_mentions: true,
       write: true
     });
@@ -314,11 +311,12 @@ var ChatView = class extends import_obsidian3.ItemView {
     }
     const paths = answer.causal?.paths ?? [];
     if (paths.length > 0) {
-      block.createEl("h6", { text: "Why, step by step" });
-      causalPaths(block, paths, 2);
+      block.createDiv({ cls: "mindnet-label", text: "Why, step by step" });
+      causalPaths(block, paths, 1);
     }
     if (answer.citations.length > 0) {
-      const list = block.createEl("ol", { cls: "mindnet-list" });
+      block.createDiv({ cls: "mindnet-label", text: "Sources" });
+      const list = block.createEl("ul", { cls: "mindnet-list mindnet-sources" });
       for (const c of [...answer.citations].sort((a, b) => a.n - b.n)) {
         const item = list.createEl("li");
         const heading = c.section.split(" > ").pop() ?? "";
@@ -453,6 +451,7 @@ var LintModal = class extends import_obsidian4.Modal {
 // src/view.ts
 var import_obsidian5 = require("obsidian");
 var VIEW_TYPE = "mindnet-note";
+var REASONS_SHOWN = 3;
 var NoteView = class extends import_obsidian5.ItemView {
   constructor(leaf, client, relatedCount, unreachable) {
     super(leaf);
@@ -497,11 +496,10 @@ var NoteView = class extends import_obsidian5.ItemView {
     root.addClass("mindnet-pane");
     root.createEl("h4", { text: file.basename });
     try {
-      const [related, graph, report, fixes] = await Promise.all([
+      const [related, graph, report] = await Promise.all([
         this.client.related(file.path, this.relatedCount()),
         this.client.context(file.path, 1),
-        this.client.lint(file.path),
-        this.client.fixes(file.path)
+        this.client.lint(file.path)
       ]);
       if (this.shown !== file.path) {
         return;
@@ -509,7 +507,7 @@ var NoteView = class extends import_obsidian5.ItemView {
       this.related(root, related.hits);
       this.links(root, graph);
       this.chains(root, graph);
-      this.findings(root, report.findings, fixes.files.find((f) => f.path === file.path));
+      this.findings(root, report.findings);
     } catch (e) {
       root.createEl("p", { cls: "mindnet-muted", text: message(e) });
       if (e instanceof ServerUnreachable) {
@@ -525,11 +523,20 @@ var NoteView = class extends import_obsidian5.ItemView {
       this.noteLink(item, h.title, h.path);
       item.createSpan({ cls: "mindnet-kind", text: ` ${h.score.toFixed(2)} \xB7 ${h.type}` });
       const reasons = item.createEl("ul", { cls: "mindnet-reasons" });
-      for (const r of h.reasons) {
+      for (const r of h.reasons.slice(0, REASONS_SHOWN)) {
         reasons.createEl("li", { text: r });
+      }
+      if (h.reasons.length > REASONS_SHOWN) {
+        const more = item.createEl("details", { cls: "mindnet-reasons" });
+        more.createEl("summary", { text: `${h.reasons.length - REASONS_SHOWN} more reasons` });
+        const rest = more.createEl("ul", { cls: "mindnet-reasons" });
+        for (const r of h.reasons.slice(REASONS_SHOWN)) {
+          rest.createEl("li", { text: r });
+        }
       }
     }
   }
+  /** The notes linked out and in, each once, with every kind of link and the sentences that carry them. */
   links(root, graph) {
     const titles = new Map(graph.nodes.map((n) => [n.note_id, n]));
     const outgoing = graph.edges.filter((e) => e.from === graph.start && e.to !== graph.start);
@@ -538,18 +545,21 @@ var NoteView = class extends import_obsidian5.ItemView {
       ["Links out", outgoing, (e) => e.to],
       ["Links in", incoming, (e) => e.from]
     ]) {
-      root.createEl("h5", { text: `${heading} (${edges.length})` });
+      const byNote = groupBy(edges, other);
+      root.createEl("h5", { text: `${heading} (${byNote.size})` });
       const list = root.createEl("ul", { cls: "mindnet-list" });
-      for (const e of edges) {
-        const node = titles.get(other(e));
+      for (const [id, group] of byNote) {
+        const node = titles.get(id);
         if (node === void 0) {
           continue;
         }
         const item = list.createEl("li");
         this.noteLink(item, node.title, node.path);
-        item.createSpan({ cls: "mindnet-kind", text: ` ${e.kind} \xB7 ${e.provenance}` });
-        if (e.sentence !== null) {
-          item.createDiv({ cls: "mindnet-sentence", text: e.sentence });
+        const kinds = group.map((e) => `${e.kind} \xB7 ${e.provenance}`);
+        item.createSpan({ cls: "mindnet-kind", text: ` ${[...new Set(kinds)].join(", ")}` });
+        const sentences = new Set(group.map((e) => e.sentence).filter((x) => x !== null));
+        for (const sentence of sentences) {
+          item.createDiv({ cls: "mindnet-sentence", text: sentence });
         }
       }
     }
@@ -578,15 +588,15 @@ var NoteView = class extends import_obsidian5.ItemView {
     }
   }
   /** Each finding; one the linter can fix safely shows its change and an apply button. */
-  findings(root, findings, fixes) {
+  findings(root, findings) {
     root.createEl("h5", { text: `Linter (${findings.length})` });
     const list = root.createEl("ul", { cls: "mindnet-list" });
     for (const f of findings) {
       const item = list.createEl("li", { cls: `mindnet-${f.severity}` });
       item.createSpan({ cls: "mindnet-kind", text: `${f.rule}, line ${f.line}: ` });
       item.createSpan({ text: f.message });
-      const fix = fixes === void 0 ? void 0 : fixOf(f, findings, fixes.fixes);
-      if (fixes === void 0 || fix === void 0) {
+      const fix = f.fix;
+      if (fix === void 0) {
         continue;
       }
       const row = item.createDiv({ cls: "mindnet-fix" });
@@ -594,17 +604,17 @@ var NoteView = class extends import_obsidian5.ItemView {
       const button = row.createEl("button", { text: "Apply" });
       this.registerDomEvent(button, "click", () => {
         button.disabled = true;
-        void this.apply(fixes.path, f.line, fix.column ?? f.column, fixes.version);
+        void this.apply(f.path, fix);
       });
     }
   }
   /** Applies one finding's fix through the server (so the index follows), then shows the note again. */
-  async apply(path, line, column, version) {
+  async apply(path, fix) {
     try {
-      const report = await this.client.applyFix(path, line, column, version);
+      const report = await this.client.applyFix(path, fix);
       const file = report.files.find((f) => f.path === path);
       if (file?.written === true) {
-        new import_obsidian5.Notice(`Mindnet: fixed line ${line}`);
+        new import_obsidian5.Notice(`Mindnet: fixed line ${fix.line}`);
       } else {
         new import_obsidian5.Notice(`Mindnet: not fixed: ${file?.error ?? "nothing to fix there any more"}`);
       }
@@ -621,12 +631,18 @@ var NoteView = class extends import_obsidian5.ItemView {
     });
   }
 };
-function fixOf(finding, all, fixes) {
-  const later = all.filter((o) => o.line === finding.line && o.column > finding.column).map((o) => o.column);
-  const next = Math.min(Infinity, ...later);
-  return fixes.find(
-    (x) => x.line === finding.line && x.column !== null && x.column >= finding.column && x.column < next
-  );
+function groupBy(items, key) {
+  const groups = /* @__PURE__ */ new Map();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group === void 0) {
+      groups.set(k, [item]);
+    } else {
+      group.push(item);
+    }
+  }
+  return groups;
 }
 function message(e) {
   return e instanceof Error ? e.message : String(e);

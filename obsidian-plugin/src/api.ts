@@ -149,6 +149,15 @@ export interface Related {
 	hits: Hit[];
 }
 
+/** A finding's safe fix; `applyFix` with its line, column and version writes it. */
+export interface FindingFix {
+	line: number;
+	column: number;
+	what: string;
+	/** The version of the note it was planned on. */
+	version: string;
+}
+
 export interface Finding {
 	path: string;
 	line: number;
@@ -156,6 +165,7 @@ export interface Finding {
 	rule: string;
 	severity: "error" | "warning" | "recommendation";
 	message: string;
+	fix?: FindingFix;
 }
 
 export interface LintReport {
@@ -163,20 +173,8 @@ export interface LintReport {
 	findings: Finding[];
 }
 
-export interface FixLine {
-	/** The line it changes; null for an edge appended at the end. */
-	line: number | null;
-	/** The column where the change starts. */
-	column: number | null;
-	what: string;
-}
-
 export interface FileFix {
 	path: string;
-	diff: string;
-	fixes: FixLine[];
-	/** The file's version the fix was planned on. */
-	version: string;
 	written: boolean;
 	error: string | null;
 }
@@ -257,22 +255,18 @@ export class MindnetClient {
 		return this.call<LintReport>("POST", "/lint", {});
 	}
 
+	/** One note's findings, each with its safe fix where it has one. */
 	lint(path: string): Promise<LintReport> {
-		return this.call<LintReport>("POST", "/lint", { note: path });
+		return this.call<LintReport>("POST", "/lint", { note: path, fixes: true });
 	}
 
-	/** The safe fixes of one note, previewed: nothing is written. */
-	fixes(path: string): Promise<FixReport> {
-		return this.call<FixReport>("POST", "/lint/fix", { note: path, link_mentions: true });
-	}
-
-	/** Writes one fix of a note (the one at `line`, `column`), if the note is still at `version`. */
-	applyFix(path: string, line: number, column: number, version: string): Promise<FixReport> {
+	/** Writes a finding's fix, if the note is still at the version it was planned on. */
+	applyFix(path: string, fix: FindingFix): Promise<FixReport> {
 		return this.call<FixReport>("POST", "/lint/fix", {
 			note: path,
-			line,
-			column,
-			version,
+			line: fix.line,
+			column: fix.column,
+			version: fix.version,
 			link_mentions: true,
 			write: true,
 		});

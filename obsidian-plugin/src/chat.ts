@@ -87,11 +87,12 @@ export class ChatView extends ItemView {
 		}
 		const paths = answer.causal?.paths ?? [];
 		if (paths.length > 0) {
-			block.createEl("h6", { text: "Why, step by step" });
-			causalPaths(block, paths, 2);
+			block.createDiv({ cls: "mindnet-label", text: "Why, step by step" });
+			causalPaths(block, paths, 1);
 		}
 		if (answer.citations.length > 0) {
-			const list = block.createEl("ol", { cls: "mindnet-list" });
+			block.createDiv({ cls: "mindnet-label", text: "Sources" });
+			const list = block.createEl("ul", { cls: "mindnet-list mindnet-sources" });
 			for (const c of [...answer.citations].sort((a, b) => a.n - b.n)) {
 				const item = list.createEl("li");
 				const heading = c.section.split(" > ").pop() ?? "";

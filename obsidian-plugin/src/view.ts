@@ -4,11 +4,14 @@
 // reference to the plugin beyond the client and the way to open a note.
 
 import { ItemView, Notice, WorkspaceLeaf, debounce } from "obsidian";
-import type { FileFix, Finding, FixLine, Graph, GraphEdge, Hit, MindnetClient } from "./api";
+import type { Finding, FindingFix, Graph, GraphEdge, Hit, MindnetClient } from "./api";
 import { ServerUnreachable } from "./api";
 import { chainTree, openNote } from "./render";
 
 export const VIEW_TYPE = "mindnet-note";
+
+/** A related note's first reasons show; the rest fold away. */
+const REASONS_SHOWN = 3;
 
 export class NoteView extends ItemView {
 	private shown: string | null = null;
@@ -62,11 +65,10 @@ export class NoteView extends ItemView {
 		root.addClass("mindnet-pane");
 		root.createEl("h4", { text: file.basename });
 		try {
-			const [related, graph, report, fixes] = await Promise.all([
+			const [related, graph, report] = await Promise.all([
 				this.client.related(file.path, this.relatedCount()),
 				this.client.context(file.path, 1),
 				this.client.lint(file.path),
-				this.client.fixes(file.path),
 			]);
 			if (this.shown !== file.path) {
 				return;
@@ -74,7 +76,7 @@ export class NoteView extends ItemView {
 			this.related(root, related.hits);
 			this.links(root, graph);
 			this.chains(root, graph);
-			this.findings(root, report.findings, fixes.files.find((f) => f.path === file.path));
+			this.findings(root, report.findings);
 		} catch (e) {
 			root.createEl("p", { cls: "mindnet-muted", text: message(e) });
 			if (e instanceof ServerUnreachable) {
@@ -91,12 +93,21 @@ export class NoteView extends ItemView {
 			this.noteLink(item, h.title, h.path);
 			item.createSpan({ cls: "mindnet-kind", text: ` ${h.score.toFixed(2)} · ${h.type}` });
 			const reasons = item.createEl("ul", { cls: "mindnet-reasons" });
-			for (const r of h.reasons) {
+			for (const r of h.reasons.slice(0, REASONS_SHOWN)) {
 				reasons.createEl("li", { text: r });
+			}
+			if (h.reasons.length > REASONS_SHOWN) {
+				const more = item.createEl("details", { cls: "mindnet-reasons" });
+				more.createEl("summary", { text: `${h.reasons.length - REASONS_SHOWN} more reasons` });
+				const rest = more.createEl("ul", { cls: "mindnet-reasons" });
+				for (const r of h.reasons.slice(REASONS_SHOWN)) {
+					rest.createEl("li", { text: r });
+				}
 			}
 		}
 	}
 
+	/** The notes linked out and in, each once, with every kind of link and the sentences that carry them. */
 	private links(root: HTMLElement, graph: Graph): void {
 		const titles = new Map(graph.nodes.map((n) => [n.note_id, n]));
 		const outgoing = graph.edges.filter((e) => e.from === graph.start && e.to !== graph.start);
@@ -105,18 +116,21 @@ export class NoteView extends ItemView {
 			["Links out", outgoing, (e: GraphEdge) => e.to],
 			["Links in", incoming, (e: GraphEdge) => e.from],
 		] as const) {
-			root.createEl("h5", { text: `${heading} (${edges.length})` });
+			const byNote = groupBy(edges, other);
+			root.createEl("h5", { text: `${heading} (${byNote.size})` });
 			const list = root.createEl("ul", { cls: "mindnet-list" });
-			for (const e of edges) {
-				const node = titles.get(other(e));
+			for (const [id, group] of byNote) {
+				const node = titles.get(id);
 				if (node === undefined) {
 					continue;
 				}
 				const item = list.createEl("li");
 				this.noteLink(item, node.title, node.path);
-				item.createSpan({ cls: "mindnet-kind", text: ` ${e.kind} · ${e.provenance}` });
-				if (e.sentence !== null) {
-					item.createDiv({ cls: "mindnet-sentence", text: e.sentence });
+				const kinds = group.map((e) => `${e.kind} · ${e.provenance}`);
+				item.createSpan({ cls: "mindnet-kind", text: ` ${[...new Set(kinds)].join(", ")}` });
+				const sentences = new Set(group.map((e) => e.sentence).filter((x): x is string => x !== null));
+				for (const sentence of sentences) {
+					item.createDiv({ cls: "mindnet-sentence", text: sentence });
 				}
 			}
 		}
@@ -145,15 +159,15 @@ export class NoteView extends ItemView {
 	}
 
 	/** Each finding; one the linter can fix safely shows its change and an apply button. */
-	private findings(root: HTMLElement, findings: Finding[], fixes: FileFix | undefined): void {
+	private findings(root: HTMLElement, findings: Finding[]): void {
 		root.createEl("h5", { text: `Linter (${findings.length})` });
 		const list = root.createEl("ul", { cls: "mindnet-list" });
 		for (const f of findings) {
 			const item = list.createEl("li", { cls: `mindnet-${f.severity}` });
 			item.createSpan({ cls: "mindnet-kind", text: `${f.rule}, line ${f.line}: ` });
 			item.createSpan({ text: f.message });
-			const fix = fixes === undefined ? undefined : fixOf(f, findings, fixes.fixes);
-			if (fixes === undefined || fix === undefined) {
+			const fix = f.fix;
+			if (fix === undefined) {
 				continue;
 			}
 			const row = item.createDiv({ cls: "mindnet-fix" });
@@ -161,18 +175,18 @@ export class NoteView extends ItemView {
 			const button = row.createEl("button", { text: "Apply" });
 			this.registerDomEvent(button, "click", () => {
 				button.disabled = true;
-				void this.apply(fixes.path, f.line, fix.column ?? f.column, fixes.version);
+				void this.apply(f.path, fix);
 			});
 		}
 	}
 
 	/** Applies one finding's fix through the server (so the index follows), then shows the note again. */
-	private async apply(path: string, line: number, column: number, version: string): Promise<void> {
+	private async apply(path: string, fix: FindingFix): Promise<void> {
 		try {
-			const report = await this.client.applyFix(path, line, column, version);
+			const report = await this.client.applyFix(path, fix);
 			const file = report.files.find((f) => f.path === path);
 			if (file?.written === true) {
-				new Notice(`Mindnet: fixed line ${line}`);
+				new Notice(`Mindnet: fixed line ${fix.line}`);
 			} else {
 				new Notice(`Mindnet: not fixed: ${file?.error ?? "nothing to fix there any more"}`);
 			}
@@ -191,16 +205,19 @@ export class NoteView extends ItemView {
 	}
 }
 
-/**
- * The fix of a finding: on its line, starting at its column or inside what
- * it points at (a link's target), before the next finding of that line.
- */
-function fixOf(finding: Finding, all: Finding[], fixes: FixLine[]): FixLine | undefined {
-	const later = all.filter((o) => o.line === finding.line && o.column > finding.column).map((o) => o.column);
-	const next = Math.min(Infinity, ...later);
-	return fixes.find(
-		(x) => x.line === finding.line && x.column !== null && x.column >= finding.column && x.column < next,
-	);
+/** The items by key, in the order each key first comes. */
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+	const groups = new Map<string, T[]>();
+	for (const item of items) {
+		const k = key(item);
+		const group = groups.get(k);
+		if (group === undefined) {
+			groups.set(k, [item]);
+		} else {
+			group.push(item);
+		}
+	}
+	return groups;
 }
 
 function message(e: unknown): string {

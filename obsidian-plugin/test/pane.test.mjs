@@ -128,7 +128,7 @@ check(host.notices.some((n) => n.startsWith("Mindnet: fixed line")), "… and sa
 const recent = await client.call("GET", "/recent_changes?since=1h");
 const changed = recent.notes.find((n) => n.path === NOTE);
 check(changed?.door === "http" && changed?.indexed === true, "the fix went through the server and the index holds it", JSON.stringify(changed));
-const stale = await client.applyFix(NOTE, 1, 1, "0000000000000000").catch((e) => e);
+const stale = await client.applyFix(NOTE, { line: 26, column: 11, what: "", version: "0000000000000000" }).catch((e) => e);
 check(stale instanceof plugin.ServerError && stale.code === "conflict", "a fix previewed on an older version is refused", String(stale));
 
 // The status bar.
@@ -138,7 +138,8 @@ p.data = { server };
 await p.onload();
 await new Promise((r) => setTimeout(r, 500));
 const status = p.statusItems[0]?.textContent ?? "";
-check(/^Mindnet: \d+ notes$/.test(status), "the status bar counts the notes", status);
+// The watcher may be syncing the fix applied above: the item says so.
+check(/^Mindnet: (syncing, )?\d+ notes$/.test(status), "the status bar counts the notes", status);
 check(p.commands.length >= 2, "the commands are registered", p.commands.map((c) => c.id).join(", "));
 
 // The commands: a search as you type, and "why?" about the current note.
@@ -200,6 +201,17 @@ check(told() === 1, "one notice names the command that starts the server, howeve
 down.commands.find((c) => c.id === "show-status").callback();
 await new Promise((r) => setTimeout(r, 300));
 check(told() === 2, "… and again when the user asks for the status", JSON.stringify(host.notices));
+
+// Screenshots of the pane and the chat, light and dark (on request).
+if (process.env.MINDNET_PLUGIN_SHOTS) {
+	const { shoot } = await import(join(here, "screenshots.mjs"));
+	await view.refresh(true);
+	await shoot(process.env.MINDNET_PLUGIN_SHOTS, readFileSync(noteFile, "utf8"), [
+		{ name: "pane", title: "Mindnet", html: view.contentEl.outerHTML },
+		{ name: "chat", title: "Ask mindnet", html: chat.contentEl.outerHTML },
+	]);
+	console.log(`screenshots in ${process.env.MINDNET_PLUGIN_SHOTS}`);
+}
 
 // The committed main.js itself (what `mindnet obsidian install` writes),
 // loaded as Obsidian loads it: a CommonJS module that requires `obsidian`.

@@ -112,6 +112,7 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
         note: args.note.clone(),
         severity: args.severity,
         lang: args.lang,
+        fixes: false,
     })?;
     for w in &report.skipped {
         eprintln!("{w}");

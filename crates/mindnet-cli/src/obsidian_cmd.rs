@@ -83,8 +83,10 @@ fn install(vault: &Path, force: bool) -> Result<ExitCode> {
         None => println!("mindnet {ours} installed in {}", dir.display()),
     }
     println!(
-        "Enable it in Obsidian: Settings → Community plugins → turn on \"mindnet\" \
-         (reload the app if it is not listed). It talks to `mindnet serve {}`.",
+        "Next:\n  1. start the server it talks to: mindnet serve {}\n  \
+         2. in Obsidian: Settings → Community plugins → turn on \"mindnet\" (press the \
+         reload button there if it is not listed)\n  \
+         3. command palette (Ctrl/Cmd+P): \"mindnet: Open the pane for the current note\"",
         vault.display()
     );
     Ok(ExitCode::SUCCESS)

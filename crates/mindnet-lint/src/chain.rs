@@ -163,6 +163,7 @@ pub fn chain_preview(
         unreadable: Default::default(),
         // The chain reads no names.
         real: Default::default(),
+        only: None,
     };
     let nodes: Vec<ChainNote> = vault
         .notes

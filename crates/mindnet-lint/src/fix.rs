@@ -19,7 +19,7 @@ use crate::links::{kind_position, written_kind};
 use crate::names::{NameIndex, Similar, is_missing};
 use crate::{LinkRef, LintConfig, Vault, detect_lang, load_notes, resolve_links};
 use mindnet_core::Canonical;
-use mindnet_ingest::note_bytes::Encoding;
+use mindnet_ingest::note_bytes::{Encoding, version_of};
 use mindnet_ingest::{Config, IngestError};
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -123,13 +123,22 @@ pub fn plan_fixes(
 ) -> Result<(Vec<FileFix>, Vec<String>), FixError> {
     let (notes, _) = load_notes(root, config, 0)?;
     let lang = detect_lang(&notes);
-    let vault = Vault {
+    let mut vault = Vault {
         notes,
         config,
         lang,
         unreadable: Default::default(),
         real: RealWords::new(lint.word_lists(lang).to_vec()),
+        only: None,
     };
+    if let Some(note) = &opts.note {
+        let i = vault
+            .notes
+            .iter()
+            .position(|n| &n.path == note)
+            .ok_or_else(|| FixError::NoNote(note.clone()))?;
+        vault.only = Some(i);
+    }
     let links = resolve_links(&vault);
     let mut plan = Plan::default();
     link_edits(&vault, &links, &mut plan);
@@ -139,12 +148,7 @@ pub fn plan_fixes(
     if opts.add_inverses {
         inverse_appends(&vault, &links, &mut plan);
     }
-    if let Some(note) = &opts.note {
-        let i = vault
-            .notes
-            .iter()
-            .position(|n| &n.path == note)
-            .ok_or_else(|| FixError::NoNote(note.clone()))?;
+    if let Some(i) = vault.only {
         plan.only(i, opts.line, opts.column);
     }
     let mut out = Vec::new();
@@ -183,6 +187,54 @@ pub fn plan_fixes(
         }
     }
     Ok((out, skipped))
+}
+
+/// Gives each finding of the asked notes the edit that fixes it: on its
+/// line, starting at its column or inside what it points at (a link's
+/// target), before the next finding of that line. A note whose bytes would
+/// not survive a rewrite gets none.
+pub(crate) fn attach(
+    root: &Path,
+    vault: &Vault<'_>,
+    links: &[LinkRef<'_>],
+    findings: &mut [crate::Finding],
+) {
+    let mut plan = Plan::default();
+    link_edits(vault, links, &mut plan);
+    mention_edits(vault, links, &mut plan);
+    for (i, edits) in plan.edits {
+        if !vault.asked(i) {
+            continue;
+        }
+        let note = &vault.notes[i];
+        let Some(version) = std::fs::read(root.join(&note.path))
+            .ok()
+            .filter(|raw| Encoding::of(raw, &note.text).is_some())
+            .map(|raw| version_of(&raw))
+        else {
+            continue;
+        };
+        let (mut mine, _): (Vec<&mut crate::Finding>, Vec<_>) =
+            findings.iter_mut().partition(|f| f.path == note.path);
+        for k in 0..mine.len() {
+            let (line, column) = (mine[k].line, mine[k].column);
+            let next = mine
+                .iter()
+                .filter(|o| o.line == line && o.column > column)
+                .map(|o| o.column)
+                .min()
+                .unwrap_or(usize::MAX);
+            mine[k].fix = edits
+                .iter()
+                .find(|e| e.line == line && e.column >= column && e.column < next)
+                .map(|e| crate::FindingFix {
+                    line: e.line,
+                    column: e.column,
+                    what: e.what.clone(),
+                    version: version.clone(),
+                });
+        }
+    }
 }
 
 /// Each written alias of a kind → the canonical kind; each link to another

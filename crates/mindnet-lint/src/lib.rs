@@ -16,6 +16,7 @@ mod lexicon;
 mod links;
 mod mentions;
 mod names;
+mod parsed;
 
 pub use chain::{
     ChainDirection, ChainNode, ChainNote, ChainPreview, Step, chain_of, chain_preview,
@@ -26,14 +27,14 @@ pub use fix::{FileFix, Fix, FixError, FixOptions, plan_fixes, unified_diff, writ
 use mindnet_core::lookup::{self, NoteNames};
 use mindnet_core::{Status, Warning};
 use mindnet_ingest::names::LangVotes;
-use mindnet_ingest::parse::{ParsedNote, parse};
+use mindnet_ingest::parse::ParsedNote;
 use mindnet_ingest::resolve::{NoteEntry, Resolution, Resolver};
 use mindnet_ingest::scan::scan_vault;
-use mindnet_ingest::source::read_source;
 use mindnet_ingest::{Config, IngestError};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -83,6 +84,20 @@ pub struct Finding {
     pub rule: &'static str,
     pub severity: Severity,
     pub message: String,
+    /// Its safe fix, when asked for (`LintOptions::fixes`) and there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<FindingFix>,
+}
+
+/// The safe fix of one finding: what `plan_fixes` for its note, at `line`
+/// and `column`, writes.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct FindingFix {
+    pub line: usize,
+    pub column: usize,
+    pub what: String,
+    /// The version of the note's file it was planned on.
+    pub version: String,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -165,8 +180,8 @@ pub(crate) struct Note {
     pub title: String,
     pub aliases: Vec<String>,
     pub note_type: String,
-    pub text: String,
-    pub parsed: ParsedNote,
+    pub text: Arc<str>,
+    pub parsed: Arc<ParsedNote>,
     pub ignore: Vec<String>,
     /// False for `status: template` and `status: system`.
     pub indexed: bool,
@@ -201,6 +216,16 @@ pub(crate) struct Vault<'a> {
     pub unreadable: std::collections::HashSet<String>,
     /// The real words of the vault's language.
     pub real: lexicon::RealWords,
+    /// The one note whose findings are asked for (an editor's pane): rules
+    /// that read every note's text read only this one's.
+    pub only: Option<usize>,
+}
+
+impl Vault<'_> {
+    /// Whether the findings of note `i` are asked for.
+    pub(crate) fn asked(&self, i: usize) -> bool {
+        self.only.is_none_or(|o| o == i)
+    }
 }
 
 /// The lower-case file names of skipped files.
@@ -244,6 +269,7 @@ impl Vault<'_> {
             rule,
             severity: Severity::Warning,
             message,
+            fix: None,
         }
     }
 }
@@ -265,6 +291,8 @@ pub struct LintOptions {
     /// reads a name).
     pub note: Option<String>,
     pub max_note_bytes: u64,
+    /// Each finding with its safe fix, where the linter has one.
+    pub fixes: bool,
 }
 
 /// Reads and parses every indexed note of the vault, in parallel.
@@ -279,20 +307,19 @@ fn load_notes(
     } else {
         max_note_bytes
     };
-    let read: Vec<Result<Note, Warning>> = scan
-        .files
-        .par_iter()
-        .map(|f| {
-            let src = read_source(f, max)?;
-            let parsed = parse(&src.text);
-            let fm = &parsed.frontmatter;
+    let read: Vec<Result<Note, Warning>> = parsed::read_all(root, &scan.files, max)
+        .into_iter()
+        .zip(&scan.files)
+        .map(|(r, f)| {
+            let p = r?;
+            let fm = &p.parsed.frontmatter;
             let title = mindnet_ingest::plan::note_title(fm.title.as_deref(), &f.rel_path);
             let (note_type, _) = config
                 .registry
                 .resolve_type(fm.note_type.as_deref(), &f.rel_path);
             Ok(Note {
                 lang: fm.lang.as_deref().and_then(Lang::from_tag),
-                votes: mindnet_ingest::names::lang_votes(&src.text),
+                votes: p.votes,
                 id: fm
                     .id
                     .clone()
@@ -307,8 +334,8 @@ fn load_notes(
                     .as_deref()
                     .and_then(Status::parse)
                     .is_none_or(Status::is_indexed),
-                text: src.text,
-                parsed,
+                text: p.text.clone(),
+                parsed: p.parsed.clone(),
             })
         })
         .collect();
@@ -378,7 +405,13 @@ pub fn lint_vault(
     lint: &LintConfig,
     opts: &LintOptions,
 ) -> Result<LintReport, LintError> {
+    let started = std::time::Instant::now();
     let (notes, skipped) = load_notes(root, config, opts.max_note_bytes)?;
+    tracing::debug!(
+        "lint: {} notes read in {:?}",
+        notes.len(),
+        started.elapsed()
+    );
     let mut report = LintReport {
         notes: notes.len(),
         skipped,
@@ -386,17 +419,21 @@ pub fn lint_vault(
     };
     let lang = opts.lang.unwrap_or_else(|| detect_lang(&notes));
     report.lang = lang;
-    let vault = Vault {
+    let mut vault = Vault {
         notes,
         config,
         lang,
         unreadable: unreadable(&report.skipped),
         real: lexicon::RealWords::new(lint.word_lists(lang).to_vec()),
+        only: None,
     };
     let only = match &opts.note {
         Some(key) => Some(vault.find_note(key)?.path.clone()),
         None => None,
     };
+    vault.only = only
+        .as_ref()
+        .and_then(|p| vault.notes.iter().position(|n| &n.path == p));
     let links = resolve_links(&vault);
 
     // The checks are independent: each one's serial part runs beside the
@@ -421,6 +458,7 @@ pub fn lint_vault(
     findings.extend(spelling);
     findings.extend(mentioned);
     findings.extend(chained);
+    tracing::debug!("lint: read and checked in {:?}", started.elapsed());
 
     // Severities from the config; rules switched off globally or per note.
     let ignored: std::collections::HashMap<&str, &[String]> = vault
@@ -444,6 +482,9 @@ pub fn lint_vault(
             Some(f)
         })
         .collect();
+    if opts.fixes {
+        fix::attach(root, &vault, &links, &mut report.findings);
+    }
     // Freeing every parsed note is a tenth of a second at 100,000 notes:
     // a pool thread does it while the findings are sorted (and a CLI may
     // exit before it is done).

@@ -69,6 +69,7 @@ pub(crate) fn unlinked(vault: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Unlinked
         .notes
         .par_iter()
         .enumerate()
+        .filter(|(i, _)| vault.asked(*i))
         .flat_map_iter(|(i, n)| {
             // As the import reads it: the note's `lang:`, else its words.
             let lang = match n

@@ -57,7 +57,7 @@ fn messages_come_in_english_too_and_one_note_can_be_linted_alone() {
     let opts = LintOptions {
         lang: Some(Lang::En),
         note: Some("Erfahrungen/Umzug.md".into()),
-        max_note_bytes: 0,
+        ..LintOptions::default()
     };
     let report = lint("fixture", &opts);
     assert!(

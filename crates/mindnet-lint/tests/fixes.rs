@@ -194,3 +194,69 @@ fn fixes_narrow_to_a_note_and_to_one_place() {
         Err(mindnet_lint::FixError::NoNote(_))
     ));
 }
+
+/// With `fixes`, each finding carries the edit that fixes it, and only
+/// that one: three unlinked mentions on one line, three fixes.
+#[test]
+fn a_finding_carries_its_own_fix() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/vault");
+    let opts = mindnet_lint::LintOptions {
+        note: Some("Zustände/Hybride Suche läuft lokal.md".into()),
+        fixes: true,
+        ..Default::default()
+    };
+    let report = lint_vault(
+        &demo,
+        &Config::builtin(),
+        &mindnet_lint::LintConfig::builtin(),
+        &opts,
+    )
+    .unwrap();
+    let on_line = |line: usize| -> Vec<(usize, Option<String>)> {
+        report
+            .findings
+            .iter()
+            .filter(|f| f.line == line)
+            .map(|f| (f.column, f.fix.as_ref().map(|x| x.what.clone())))
+            .collect()
+    };
+    assert_eq!(
+        on_line(9),
+        [
+            (1, Some("Mindnet → [[Projekt Mindnet|Mindnet]]".to_string())),
+            (69, Some("Embeddings → [[Embeddings]]".to_string())),
+            (81, Some("BM25 → [[BM25]]".to_string()))
+        ]
+    );
+    assert_eq!(
+        on_line(11),
+        [(7, Some("`wegen` → `caused_by`".to_string()))]
+    );
+    let fix = report.findings.iter().find_map(|f| f.fix.clone()).unwrap();
+    let bytes = std::fs::read(demo.join("Zustände/Hybride Suche läuft lokal.md")).unwrap();
+    assert_eq!(fix.version, mindnet_ingest::note_bytes::version_of(&bytes));
+}
+
+/// The parsed notes a process remembers between lints are read again when
+/// their file changes, even to the same length.
+#[test]
+fn a_changed_file_is_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("A.md"), "Siehe [[Bx]].\n").unwrap();
+    std::fs::write(dir.path().join("B.md"), "# B\n").unwrap();
+    let missing = || {
+        lint_vault(
+            dir.path(),
+            &Config::builtin(),
+            &mindnet_lint::LintConfig::builtin(),
+            &mindnet_lint::LintOptions::default(),
+        )
+        .unwrap()
+        .findings
+        .iter()
+        .any(|f| f.rule == "link/missing-target")
+    };
+    assert!(missing());
+    std::fs::write(dir.path().join("A.md"), "Siehe [[B]]. \n").unwrap();
+    assert!(!missing());
+}

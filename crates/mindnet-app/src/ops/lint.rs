@@ -111,6 +111,22 @@ pub struct LintRequest {
     /// from the notes.
     #[serde(default)]
     pub lang: Option<crate::api::Lang>,
+    /// Each finding with its safe fix, where the linter has one (what an
+    /// editor offers beside the finding; `lint_fix` writes it).
+    #[serde(default)]
+    pub fixes: bool,
+}
+
+/// The safe fix of one finding: `lint_fix` with the note, `line`, `column`
+/// and `version` writes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct FindingFix {
+    pub line: usize,
+    pub column: usize,
+    /// The change, e.g. `` `wegen` → `caused_by` ``.
+    pub what: String,
+    /// The version of the note's file it was planned on.
+    pub version: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -121,6 +137,9 @@ pub struct Finding {
     pub rule: String,
     pub severity: Severity,
     pub message: String,
+    /// With `fixes`: the finding's safe fix, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<FindingFix>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -147,6 +166,7 @@ pub(crate) fn lint(settings: &Settings, req: &LintRequest) -> Result<LintRespons
         lang: req.lang.map(lang),
         note: req.note.clone(),
         max_note_bytes: settings.max_note_bytes,
+        fixes: req.fixes,
     };
     let report = mindnet_lint::lint_vault(vault, &config, &settings.load_lint()?, &opts)?;
     let mindnet_lint::LintReport {
@@ -168,6 +188,7 @@ pub(crate) fn lint(settings: &Settings, req: &LintRequest) -> Result<LintRespons
                     rule,
                     severity: s,
                     message,
+                    fix,
                 } = f;
                 Finding {
                     path,
@@ -176,12 +197,28 @@ pub(crate) fn lint(settings: &Settings, req: &LintRequest) -> Result<LintRespons
                     rule: rule.to_string(),
                     severity: severity(s),
                     message,
+                    fix: fix.map(finding_fix),
                 }
             })
             .filter(|f| f.severity >= req.severity)
             .collect(),
         skipped: skipped.into_iter().map(Into::into).collect(),
     })
+}
+
+fn finding_fix(f: mindnet_lint::FindingFix) -> FindingFix {
+    let mindnet_lint::FindingFix {
+        line,
+        column,
+        what,
+        version,
+    } = f;
+    FindingFix {
+        line,
+        column,
+        what,
+        version,
+    }
 }
 
 fn lang(l: Lang) -> mindnet_lint::Lang {
@@ -236,6 +273,7 @@ impl ToolArgs for LintArgs {
             note: self.note,
             severity,
             lang: Lang::parse_field("lang", self.lang.as_deref())?,
+            fixes: false,
         })
     }
 }
