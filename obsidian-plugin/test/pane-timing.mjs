@@ -8,36 +8,16 @@
 // NOTES notes (default 50) are taken evenly from the vault's files in path
 // order, so two runs time the same notes. Prints p50, p95 and max in ms.
 
-import { build } from "esbuild";
-import { JSDOM } from "jsdom";
-import { mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { loadPlugin } from "./load.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
 const [server, vault, count = "50"] = process.argv.slice(2);
 if (!server || !vault) {
 	throw new Error("usage: node test/pane-timing.mjs SERVER VAULT [NOTES]");
 }
 
-const dom = new JSDOM("<!doctype html><body></body>");
-globalThis.window = dom.window;
-globalThis.document = dom.window.document;
-globalThis.HTMLElement = dom.window.HTMLElement;
-const host = await import(join(here, "obsidian-host.mjs"));
-host.installDomHelpers(dom.window);
-const out = join(mkdtempSync(join(tmpdir(), "mindnet-plugin-")), "plugin.mjs");
-await build({
-	entryPoints: [join(here, "entry.ts")],
-	bundle: true,
-	format: "esm",
-	platform: "node",
-	outfile: out,
-	alias: { obsidian: join(here, "obsidian-host.mjs") },
-	logLevel: "warning",
-});
-const plugin = await import(out);
+const { host, plugin } = await loadPlugin();
 
 /** The vault's notes, vault-relative, in path order (hidden folders left out). */
 function notes(dir) {

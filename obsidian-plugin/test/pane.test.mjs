@@ -4,13 +4,11 @@
 //
 //     node test/pane.test.mjs http://127.0.0.1:PORT VAULT
 
-import { build } from "esbuild";
-import { JSDOM } from "jsdom";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadPlugin } from "./load.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const [server, vault] = process.argv.slice(2);
@@ -18,25 +16,7 @@ if (!server || !vault) {
 	throw new Error("give the server's address and its vault");
 }
 
-const dom = new JSDOM("<!doctype html><body></body>");
-globalThis.window = dom.window;
-globalThis.document = dom.window.document;
-globalThis.HTMLElement = dom.window.HTMLElement;
-const host = await import(join(here, "obsidian-host.mjs"));
-host.installDomHelpers(dom.window);
-
-// The plugin's sources, bundled with `obsidian` resolved to the host.
-const out = join(mkdtempSync(join(tmpdir(), "mindnet-plugin-")), "plugin.mjs");
-await build({
-	entryPoints: [join(here, "entry.ts")],
-	bundle: true,
-	format: "esm",
-	platform: "node",
-	outfile: out,
-	alias: { obsidian: join(here, "obsidian-host.mjs") },
-	logLevel: "warning",
-});
-const plugin = await import(out);
+const { dom, host, plugin, out } = await loadPlugin();
 
 let failures = 0;
 
@@ -222,8 +202,17 @@ new Function("module", "exports", "require", readFileSync(join(here, "..", "main
 	bundled.exports,
 	requireHost,
 );
+const manifest = JSON.parse(readFileSync(join(here, "..", "manifest.json"), "utf8"));
+check(
+	manifest.id === "mindnet" && manifest.name !== "" && /^\d+\.\d+\.\d+$/.test(manifest.version) && manifest.author !== "",
+	"the manifest has its id, name, version (x.y.z) and author",
+	JSON.stringify(manifest),
+);
+check(/^\d+\.\d+\.\d+$/.test(manifest.minAppVersion) && typeof manifest.isDesktopOnly === "boolean", "… its minAppVersion and isDesktopOnly");
+const about = manifest.description;
+check(about.length < 250 && about.endsWith(".") && !/obsidian/i.test(about), "… and a description under 250 characters that ends with a period and does not name the app", about);
 const Shipped = bundled.exports.default;
-const shipped = new Shipped(app(NOTE), JSON.parse(readFileSync(join(here, "..", "manifest.json"), "utf8")));
+const shipped = new Shipped(app(NOTE), manifest);
 shipped.data = { server };
 let thrown = null;
 await shipped.onload().catch((e) => (thrown = e));
