@@ -44,6 +44,8 @@ await page.waitForSelector(".turn .source", { timeout: 60000 });
 const badges = await page.textContent(".turn .badges");
 if (!/WHY/.test(badges)) fail(`badges: ${badges}`);
 if (!/Auszug/.test(badges)) fail(`mode badge: ${badges}`);
+const reply = await page.textContent(".turn .answer-text");
+if (/\*\*|\[\[/.test(reply)) fail(`the reply shows raw Markdown: ${reply}`);
 const sources = await page.$$(".turn .source");
 if (sources.length < 3) fail(`${sources.length} sources`);
 // A citation opens its source, which shows its "why".
@@ -154,6 +156,17 @@ await page.click("#search button[type=submit]");
 await page.waitForSelector("#hits .hit");
 const types = await page.$$eval("#hits .hit .type", (els) => els.map((e) => e.textContent));
 if (!types.length || types.some((x) => x !== "decision")) fail(`hit types: ${types}`);
+// Each hit shows the passage that matched, its title apart from its type,
+// and what its score is made of.
+const hit = await page.$eval("#hits .hit", (e) => ({
+  text: e.innerText,
+  snippet: e.querySelector(".snippet")?.textContent ?? "",
+  score: e.querySelector(".score")?.textContent ?? "",
+  title: e.querySelector(".note-link")?.textContent ?? "",
+}));
+if (hit.snippet.trim().length < 20) fail(`no passage in the hit: ${hit.text}`);
+if (hit.text.includes(`${hit.title}decision`)) fail(`title runs into the type: ${hit.text}`);
+if (!/^\d\.\d{3}( = \d\.\d{3} \S+ \+ \d\.\d{3} \S+| \S+)$/.test(hit.score)) fail(`score parts: ${hit.score}`);
 await page.screenshot({ path: `${shots}/search.png`, fullPage: true });
 
 // An interview gives a draft; it survives a reload, saves, and a second

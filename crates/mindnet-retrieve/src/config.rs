@@ -82,6 +82,17 @@ pub struct Expansion {
     /// relevant note it is linked with (0: no limit).
     #[serde(default)]
     pub lift_limit: f64,
+    /// The share of the limit a lifted total keeps as it is; past it a
+    /// total approaches the limit without reaching it, so notes lifted by
+    /// the same hit keep the order of their evidence (1: cut at the limit,
+    /// which ties them).
+    #[serde(default = "one")]
+    pub lift_knee: f64,
+}
+
+/// What a file written before a field existed reads as: the old behaviour.
+fn one() -> f64 {
+    1.0
 }
 
 /// The second retrieval step (`hop.rs`): the best hit's rare names, not in

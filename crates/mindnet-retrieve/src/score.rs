@@ -18,10 +18,16 @@
 //! - G, the gate, is `(1 − gate) + gate · S_sem(note)`: an edge counts as
 //!   much as its note is itself about the query.
 //! - The lift limit L (`expansion.lift_limit`, 0: none): the graph terms of
-//!   a note are cut so that its total stays below L times the semantic term
-//!   of the best relevant note it is linked with. With L = 1 a link lifts a
-//!   note up to the hit that vouches for it, never past it: the bridge to a
-//!   second hop joins the top hits, and the best direct match keeps rank 1.
+//!   a note are held so that its total stays below L times the semantic
+//!   term of the best relevant note it is linked with. With L = 1 a link
+//!   lifts a note up to the hit that vouches for it, never past it: the
+//!   bridge to a second hop joins the top hits, and the best direct match
+//!   keeps rank 1. A lifted total up to `lift_knee` of that limit counts
+//!   as it is; beyond it, it approaches the limit as x/(1+x) and never
+//!   reaches it, so the notes one hit lifts keep distinct totals in the
+//!   order of their totals before the limit (their match plus their
+//!   evidence) instead of tying just below it. The graph never lowers a
+//!   note below its own semantic term.
 //! - B_hop (`hop.rs`): a note of the second search, which followed the best
 //!   hit's rare names, gets (k + 1) / (k + 1 + rank) by its place there;
 //!   the lift limit holds it below that hit, and below every note the
@@ -185,13 +191,15 @@ fn add_graph_terms(
         let limit = cfg.expansion.lift_limit;
         let graph_terms = b.edge_bonus + b.centrality + b.hop;
         if limit > 0.0 && graph_terms > 0.0 {
-            // Just below the source: a tie would be broken by chunk id.
+            // Below the source: a tie would be broken by chunk id.
             let source = t.source_semantic.max(h.source_semantic);
-            let room = (limit * source - b.semantic - 1e-9).max(0.0);
-            if graph_terms > room {
-                b.edge_bonus *= room / graph_terms;
-                b.centrality *= room / graph_terms;
-                b.hop *= room / graph_terms;
+            let ceiling = limit * source - 1e-9;
+            let total = held(b.semantic + graph_terms, ceiling, cfg.expansion.lift_knee);
+            let lift = (total - b.semantic).max(0.0);
+            if lift < graph_terms {
+                b.edge_bonus *= lift / graph_terms;
+                b.centrality *= lift / graph_terms;
+                b.hop *= lift / graph_terms;
             }
         }
         b.total = b.semantic + b.edge_bonus + b.centrality + b.hop;
@@ -200,6 +208,24 @@ fn add_graph_terms(
         s.mentions = t.mentions.clone();
         s.bridge = h.names.clone();
     }
+}
+
+/// A total `t` held below `ceiling`: as it is up to `knee · ceiling`,
+/// then `knee·ceiling + (1 − knee)·ceiling · x/(1 + x)` with x the excess
+/// over the knee in units of the rest. Continuous, with slope 1 at the
+/// knee, rising in `t`, below `ceiling` for every `t`: notes held under
+/// one ceiling keep the order of their totals before it.
+fn held(t: f64, ceiling: f64, knee: f64) -> f64 {
+    let knee = knee.clamp(0.0, 1.0) * ceiling;
+    let rest = ceiling - knee;
+    if t <= knee {
+        return t;
+    }
+    if rest <= 0.0 {
+        return ceiling.min(t);
+    }
+    let x = (t - knee) / rest;
+    knee + rest * x / (1.0 + x)
 }
 
 #[derive(Debug, Clone, Default)]
@@ -438,6 +464,68 @@ mod tests {
         assert_eq!(ranked[0], "top");
         assert!(ranked[1..3].contains(&"bridge".to_string()), "{ranked:?}");
         assert_eq!(ranked[3], "other", "{ranked:?}");
+    }
+
+    /// Three notes linked from the top hit, with more and more evidence
+    /// (B_edge), all beyond the limit: cut at it they tie just below the
+    /// hit; held below it they keep the order of their evidence.
+    #[test]
+    fn notes_lifted_by_one_hit_keep_the_order_of_their_evidence() {
+        let mut p = pool();
+        for (i, kinds) in [(4usize, 1usize), (5, 2), (6, 3)] {
+            p.notes.push(note(&format!("lifted by {kinds}"), 1));
+            p.chunks.push(chunk(i, 0.78, 0.0, false));
+            for _ in 0..kinds {
+                p.edges.push(link(0, i));
+            }
+        }
+        let mut cfg = base();
+        cfg.weights.edge = 10.0;
+        cfg.weights.centrality = 0.0;
+        cfg.expansion.lift_limit = 1.0;
+        let totals = |cfg: &RetrieverConfig| -> Vec<f64> {
+            let scored = score(&p, cfg, "fact", true);
+            (4..7)
+                .map(|c| {
+                    scored
+                        .iter()
+                        .find(|s| s.chunk == c)
+                        .unwrap()
+                        .breakdown
+                        .total
+                })
+                .collect()
+        };
+        let top = score(&p, &cfg, "fact", true)[0].breakdown.total;
+        cfg.expansion.lift_knee = 1.0;
+        let cut = totals(&cfg);
+        assert!(
+            cut.windows(2).all(|w| (w[0] - w[1]).abs() < 1e-12),
+            "{cut:?}"
+        );
+        cfg.expansion.lift_knee = 0.5;
+        let held = totals(&cfg);
+        assert!(held[0] < held[1] && held[1] < held[2], "{held:?}");
+        assert!(held[2] < top, "{held:?} against the hit's {top}");
+        // Two decimals apart at least: a reader sees the order in the score.
+        assert!(held[2] - held[0] > 0.01, "{held:?}");
+    }
+
+    #[test]
+    fn a_held_total_rises_with_its_evidence_and_stays_below_the_limit() {
+        let mut last = 0.0;
+        for i in 0..200 {
+            let g = i as f64 * 0.05;
+            let h = held(g, 1.0, 0.5);
+            assert!(h >= last && h < 1.0, "{g}: {h}");
+            last = h;
+        }
+        assert_eq!(
+            held(0.3, 1.0, 0.5),
+            0.3,
+            "below the knee a lift is as it is"
+        );
+        assert_eq!(held(2.0, 1.0, 1.0), 1.0, "knee 1: the old cut");
     }
 
     #[test]

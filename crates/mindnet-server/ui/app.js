@@ -101,6 +101,27 @@ function badges(meta) {
   );
 }
 
+/// A line of a note's Markdown as the reader sees it: **strong**, *emphasis*,
+/// `code`, [[Note|alias]] and [text](url) as their text. Only elements and
+/// text nodes are made, never markup from the note.
+function inline(text) {
+  const out = [];
+  const pattern = /\*\*(.+?)\*\*|__(.+?)__|\*(\S(?:.*?\S)?)\*|`([^`]+)`|!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]|\[([^\]]+)\]\([^)]*\)/g;
+  let last = 0;
+  for (const m of text.matchAll(pattern)) {
+    out.push(text.slice(last, m.index));
+    const [, strong, strong2, em, code, target, alias, label] = m;
+    if (strong !== undefined || strong2 !== undefined) out.push(el("strong", {}, strong ?? strong2));
+    else if (em !== undefined) out.push(el("em", {}, em));
+    else if (code !== undefined) out.push(el("code", {}, code));
+    else if (target !== undefined) out.push(alias || target);
+    else out.push(label);
+    last = m.index + m[0].length;
+  }
+  out.push(text.slice(last));
+  return out;
+}
+
 /// The answer's text with each [n] a link to source n.
 function withCitations(text, sources, turn) {
   const p = el("div", { class: "answer-text" });
@@ -109,7 +130,7 @@ function withCitations(text, sources, turn) {
     const row = el("p");
     let last = 0;
     for (const m of line.matchAll(/\[(\d+)\]/g)) {
-      row.append(line.slice(last, m.index));
+      row.append(...inline(line.slice(last, m.index)));
       const n = Number(m[1]);
       row.append(
         known.has(n)
@@ -118,7 +139,7 @@ function withCitations(text, sources, turn) {
       );
       last = m.index + m[0].length;
     }
-    row.append(line.slice(last));
+    row.append(...inline(line.slice(last)));
     p.append(row);
   }
   return p;
@@ -277,10 +298,11 @@ async function openNote(id) {
         ? lint.findings.map((f) => el("li", { class: `finding ${f.severity}` }, `${f.line}:${f.column} ${f.rule}: ${f.message}`))
         : [el("li", {}, t("lint_clean"))]),
     );
-    const fixes = await post("/lint/fix", {});
+    const fixes = await post("/lint/fix", { note: n.note.path });
     const mine = fixes.files.find((f) => f.path === n.note.path);
     $("note-fix").hidden = !mine;
-    $("note-diff").textContent = mine ? `${mine.fixes.join("\n")}\n\n${mine.diff}` : "";
+    const fixLine = (f) => (f.line ? `${t("line")} ${f.line}: ${f.what}` : f.what);
+    $("note-diff").textContent = mine ? `${mine.fixes.map(fixLine).join("\n")}\n\n${mine.diff}` : "";
     $("note").hidden = false;
     $("note-close").focus();
   } catch (e) {
@@ -346,6 +368,16 @@ function show(view) {
 
 // ---- Search -------------------------------------------------------------
 
+/// A hit's score and what it is made of: two hits of one score still say
+/// why one comes first.
+function scoreParts(h) {
+  const b = h.score_breakdown;
+  const graph = b.edge_bonus + b.centrality + (b.hop || 0);
+  return graph > 0.0005
+    ? `${h.score.toFixed(3)} = ${b.semantic.toFixed(3)} ${t("semantic")} + ${graph.toFixed(3)} ${t("graph")}`
+    : `${h.score.toFixed(3)} ${t("semantic")}`;
+}
+
 async function search(e) {
   e.preventDefault();
   const list = (id) => ($(id).value.trim() ? [$(id).value.trim()] : []);
@@ -359,8 +391,11 @@ async function search(e) {
         ? r.hits.map((h) =>
             el("li", { class: "hit" },
               el("a", { href: "#", class: "note-link", onclick: (ev) => { ev.preventDefault(); openNote(h.note_id); } }, h.title),
+              h.section && h.section !== h.title ? el("span", { class: "section" }, ` › ${h.section.split(" > ").pop()}`) : "",
+              " ",
               el("span", { class: `type type-${h.type}` }, h.type),
-              el("span", { class: "score" }, h.score.toFixed(3)),
+              el("span", { class: "score", title: t("score_parts") }, scoreParts(h)),
+              el("blockquote", { class: "snippet" }, ...inline(h.text.replace(/\s+/g, " ").slice(0, 300))),
               el("ul", { class: "reasons" }, h.reasons.map((x) => el("li", {}, x))),
             ))
         : [el("li", {}, t("no_hits"))]),
