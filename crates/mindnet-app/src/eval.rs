@@ -118,6 +118,9 @@ pub struct AnswerRecall {
     pub in_cited: f64,
     /// In any source chunk given to the answer.
     pub in_sources: f64,
+    /// The answer's length in words, the median over the questions (a
+    /// reply is read first: its recall counts with its length).
+    pub median_words: f64,
     pub latency_ms: Latency,
 }
 
@@ -224,6 +227,7 @@ struct Answered {
     in_answer: Vec<f64>,
     in_cited: Vec<f64>,
     in_sources: Vec<f64>,
+    words: Vec<f64>,
     latency: Vec<f64>,
 }
 
@@ -515,6 +519,9 @@ impl<'a> Evaluation<'a> {
         let all: Vec<&str> = r.sources.iter().map(|s| s.hit.text.as_str()).collect();
         let found = |texts: &[&str]| f64::from(u8::from(texts.iter().any(|t| holds(t, answer))));
         self.answered.in_answer.push(found(&[r.answer.as_str()]));
+        self.answered
+            .words
+            .push(r.answer.split_whitespace().count() as f64);
         self.answered.in_cited.push(found(&cited));
         self.answered.in_sources.push(found(&all));
         Ok(())
@@ -560,6 +567,8 @@ impl<'a> Evaluation<'a> {
                 in_answer: mean(&answered.in_answer),
                 in_cited: mean(&answered.in_cited),
                 in_sources: mean(&answered.in_sources),
+                // The percentiles of `latency` are those of any sample.
+                median_words: eval::latency(&answered.words).p50,
                 latency_ms: eval::latency(&answered.latency),
             }),
             embedding_ms: eval::latency(&self.embed_ms),
