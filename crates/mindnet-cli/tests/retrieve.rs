@@ -399,3 +399,25 @@ fn graph_lifted_notes_keep_distinct_totals() {
     let before = tied(&["--retriever", cut.to_str().unwrap()]);
     assert!(before.len() >= 3, "cut at the limit, hits tie: {before:?}");
 }
+
+/// `--mode lexical`: BM25 alone, no vectors and no graph; a word no note
+/// holds finds nothing (a vector search always finds something).
+#[test]
+fn lexical_mode_is_bm25_alone() {
+    let r = query("Teezeremonie Matcha", &["--mode", "lexical"]);
+    assert_eq!(r["mode"], "lexical");
+    let found = hits(&r);
+    assert!(!found.is_empty());
+    assert!(
+        found[0]["path"].as_str().unwrap().starts_with("Test/Tee"),
+        "{r:#}"
+    );
+    for h in found {
+        let b = &h["score_breakdown"];
+        assert_eq!(b["edge_bonus"], 0.0, "{h:#}");
+        assert_eq!(b["s_sem"], b["lexical"], "{h:#}");
+    }
+    let none = query("Quastenflosserzucht", &["--mode", "lexical"]);
+    assert!(hits(&none).is_empty(), "{none:#}");
+    assert!(!hits(&query("Quastenflosserzucht", &[])).is_empty());
+}

@@ -47,6 +47,9 @@ pub enum RetrieveError {
 pub enum Mode {
     /// Dense vectors only, no graph.
     Semantic,
+    /// BM25 only, no graph: a keyword search, and the baseline the papers
+    /// report beside every method.
+    Lexical,
     /// Dense + BM25 seeds, graph expansion, re-ranking.
     #[default]
     Hybrid,
@@ -57,8 +60,11 @@ impl std::str::FromStr for Mode {
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "semantic" => Ok(Mode::Semantic),
+            "lexical" => Ok(Mode::Lexical),
             "hybrid" => Ok(Mode::Hybrid),
-            other => Err(format!("unknown mode `{other}` (semantic or hybrid)")),
+            other => Err(format!(
+                "unknown mode `{other}` (semantic, lexical or hybrid)"
+            )),
         }
     }
 }

@@ -186,7 +186,7 @@ impl Retriever<'_> {
             notes: (!expanded.is_empty()).then(|| expanded.clone()),
             ..Default::default()
         };
-        let text = (q.mode == Mode::Hybrid).then_some(q.text.as_str());
+        let text = (q.mode != Mode::Semantic).then_some(q.text.as_str());
         // Without expansion the candidates are the seeds: few enough to
         // come with their texts.
         let with_texts = expanded.is_empty();
@@ -229,7 +229,7 @@ impl Retriever<'_> {
     }
 
     /// The seed chunks: one fused dense + BM25 search (dense only in
-    /// `semantic` mode).
+    /// `semantic` mode, BM25 only in `lexical`).
     fn seeds(&self, q: &Query, vector: &[f32]) -> Result<Vec<ChunkHit>, RetrieveError> {
         let cfg = self.config;
         let filter = self.chunk_filter(&q.filters);
@@ -243,6 +243,9 @@ impl Retriever<'_> {
                 cfg.seeds.fused,
             )?,
             Mode::Semantic => self.store.search_dense(vector, &filter, cfg.seeds.fused)?,
+            Mode::Lexical => self
+                .store
+                .search_lexical(&q.text, &filter, cfg.seeds.fused)?,
         })
     }
 

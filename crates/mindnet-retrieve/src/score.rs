@@ -111,6 +111,7 @@ fn semantic_terms(pool: &Pool, cfg: &RetrieverConfig, graph: bool) -> (Vec<Score
     let share = match pool.mode {
         Mode::Hybrid => cfg.lexical_share,
         Mode::Semantic => 0.0,
+        Mode::Lexical => 1.0,
     };
     let mut out: Vec<Scored> = Vec::new();
     let mut best = vec![Best::default(); pool.notes.len()];

@@ -31,6 +31,7 @@ impl From<r::Mode> for Mode {
     fn from(m: r::Mode) -> Self {
         match m {
             r::Mode::Semantic => Mode::Semantic,
+            r::Mode::Lexical => Mode::Lexical,
             r::Mode::Hybrid => Mode::Hybrid,
         }
     }
@@ -40,6 +41,7 @@ impl From<Mode> for r::Mode {
     fn from(m: Mode) -> Self {
         match m {
             Mode::Semantic => r::Mode::Semantic,
+            Mode::Lexical => r::Mode::Lexical,
             Mode::Hybrid => r::Mode::Hybrid,
         }
     }

@@ -20,6 +20,7 @@ use utoipa::ToSchema;
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     Semantic,
+    Lexical,
     #[default]
     Hybrid,
 }
@@ -29,8 +30,11 @@ impl std::str::FromStr for Mode {
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "semantic" => Ok(Mode::Semantic),
+            "lexical" => Ok(Mode::Lexical),
             "hybrid" => Ok(Mode::Hybrid),
-            other => Err(format!("unknown mode `{other}` (semantic or hybrid)")),
+            other => Err(format!(
+                "unknown mode `{other}` (semantic, lexical or hybrid)"
+            )),
         }
     }
 }
@@ -39,6 +43,7 @@ impl Mode {
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Semantic => "semantic",
+            Mode::Lexical => "lexical",
             Mode::Hybrid => "hybrid",
         }
     }
