@@ -50,15 +50,6 @@ pub struct Fix {
     pub what: String,
 }
 
-impl std::fmt::Display for Fix {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "line {line}: {}", self.what),
-            None => f.write_str(&self.what),
-        }
-    }
-}
-
 /// The planned change of one file.
 #[derive(Debug, Clone)]
 pub struct FileFix {

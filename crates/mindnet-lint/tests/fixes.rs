@@ -177,12 +177,16 @@ fn fixes_narrow_to_a_note_and_to_one_place() {
     };
     let all = plan(NOTE, None, None).unwrap();
     assert_eq!(all.len(), 1);
-    let lines: Vec<String> = all[0].fixes.iter().map(|f| f.to_string()).collect();
+    let lines: Vec<(Option<usize>, &str)> = all[0]
+        .fixes
+        .iter()
+        .map(|f| (f.line, f.what.as_str()))
+        .collect();
     assert_eq!(
         lines,
         [
-            "line 26: `ausgelöst_durch` → `caused_by`",
-            "line 27: `führte_zu` → `resulted_in`"
+            (Some(26), "`ausgelöst_durch` → `caused_by`"),
+            (Some(27), "`führte_zu` → `resulted_in`")
         ]
     );
     let one = plan(NOTE, Some(26), Some(11)).unwrap();
