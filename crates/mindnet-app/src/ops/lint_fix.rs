@@ -4,6 +4,7 @@
 //! there is one, so a search right after sees them.
 
 use crate::Settings;
+use mindnet_ingest::note_bytes::version_of;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
 use serde::{Deserialize, Serialize};
@@ -148,6 +149,12 @@ pub(crate) fn fix(settings: &Settings, req: &FixRequest) -> Result<FixResponse, 
             mindnet_lint::FixError::NoNote(_) => AppError::not_found(e.to_string()),
             other => AppError::bad_request(other.to_string()),
         })?;
+    // The plan read the file again: it must still be the version named.
+    if let (Some(v), Some(f)) = (&req.version, fixes.first())
+        && version_of(&f.old) != v.trim()
+    {
+        return Err(crate::writes::conflict(&f.path, &f.old));
+    }
     let files = fixes
         .iter()
         .map(|f| {
@@ -167,7 +174,7 @@ pub(crate) fn fix(settings: &Settings, req: &FixRequest) -> Result<FixResponse, 
                 path: f.path.clone(),
                 diff: mindnet_lint::unified_diff(&f.path, &f.old, &f.new),
                 fixes: f.fixes.iter().map(fix_line).collect(),
-                version: mindnet_ingest::note_bytes::version_of(&f.old),
+                version: version_of(&f.old),
                 written,
                 error,
             }
