@@ -4,9 +4,9 @@
 //! there is one, so a search right after sees them.
 
 use crate::Settings;
-use mindnet_ingest::note_bytes::version_of;
 use crate::operation::{Effect, Needs, Operation, Route, Tool};
 use crate::{AppError, ErrorCode, Workspace};
+use mindnet_ingest::note_bytes::version_of;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
