@@ -21,7 +21,7 @@ use crate::{LinkRef, LintConfig, Vault, detect_lang, load_notes, resolve_links};
 use mindnet_core::Canonical;
 use mindnet_ingest::note_bytes::{Encoding, version_of};
 use mindnet_ingest::{Config, IngestError};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -82,6 +82,20 @@ struct Edit {
     line: usize,
     column: usize,
     what: String,
+}
+
+impl Edit {
+    /// `range` of `note`'s text becomes `text`; its line and column are
+    /// where the author sees the change start.
+    fn new(note: &crate::Note, range: Range<usize>, text: String, what: String) -> Edit {
+        Edit {
+            line: note.parsed.lines.line(range.start),
+            column: note.column(range.start),
+            range,
+            text,
+            what,
+        }
+    }
 }
 
 /// The changes planned per note (by its place in the vault): edits of its
@@ -193,11 +207,18 @@ pub(crate) fn attach(
     let mut plan = Plan::default();
     link_edits(vault, links, &mut plan);
     mention_edits(vault, links, &mut plan);
+    let mut by_note: HashMap<String, Vec<&mut crate::Finding>> = HashMap::new();
+    for f in findings.iter_mut() {
+        by_note.entry(f.path.clone()).or_default().push(f);
+    }
     for (i, edits) in plan.edits {
-        if !vault.asked(i) {
-            continue;
-        }
         let note = &vault.notes[i];
+        let Some(mine) = by_note
+            .get_mut(note.path.as_str())
+            .filter(|_| vault.asked(i))
+        else {
+            continue;
+        };
         let Some(version) = std::fs::read(root.join(&note.path))
             .ok()
             .filter(|raw| Encoding::of(raw, &note.text).is_some())
@@ -205,8 +226,6 @@ pub(crate) fn attach(
         else {
             continue;
         };
-        let (mut mine, _): (Vec<&mut crate::Finding>, Vec<_>) =
-            findings.iter_mut().partition(|f| f.path == note.path);
         for k in 0..mine.len() {
             let (line, column) = (mine[k].line, mine[k].column);
             let next = mine
@@ -239,13 +258,12 @@ fn link_edits(vault: &Vault<'_>, links: &[LinkRef<'_>], plan: &mut Plan) {
             && let Canonical::Alias(kind) = vault.config.vocab.canonicalize(raw)
             && let Some(p) = kind_position(text, l, raw)
         {
-            plan.edits.entry(l.note).or_default().push(Edit {
-                range: p..p + raw.len(),
-                text: kind.to_string(),
-                line: note.parsed.lines.line(p),
-                column: note.column(p),
-                what: format!("`{raw}` → `{kind}`"),
-            });
+            plan.edits.entry(l.note).or_default().push(Edit::new(
+                note,
+                p..p + raw.len(),
+                kind.to_string(),
+                format!("`{raw}` → `{kind}`"),
+            ));
         }
         if !is_missing(l) {
             continue;
@@ -270,13 +288,12 @@ fn link_edits(vault: &Vault<'_>, links: &[LinkRef<'_>], plan: &mut Plan) {
             .file_stem()
             .map(|s| s.to_string_lossy().to_string())
             .unwrap_or_default();
-        plan.edits.entry(l.note).or_default().push(Edit {
-            range: p..p + target.len(),
-            line: note.parsed.lines.line(p),
-            column: note.column(p),
-            what: format!("[[{target}]] → [[{title}]]"),
-            text: title,
-        });
+        plan.edits.entry(l.note).or_default().push(Edit::new(
+            note,
+            p..p + target.len(),
+            title.clone(),
+            format!("[[{target}]] → [[{title}]]"),
+        ));
     }
 }
 
@@ -285,14 +302,9 @@ fn mention_edits(vault: &Vault<'_>, links: &[LinkRef<'_>], plan: &mut Plan) {
     let stems = crate::mentions::stems(vault);
     for u in crate::mentions::unlinked(vault, links) {
         let link = u.link(vault, &stems);
-        let note = &vault.notes[u.note];
-        plan.edits.entry(u.note).or_default().push(Edit {
-            range: u.range.clone(),
-            line: note.parsed.lines.line(u.range.start),
-            column: note.column(u.range.start),
-            what: format!("{} → {link}", u.text),
-            text: link,
-        });
+        let what = format!("{} → {link}", u.text);
+        let edit = Edit::new(&vault.notes[u.note], u.range.clone(), link, what);
+        plan.edits.entry(u.note).or_default().push(edit);
     }
 }
 

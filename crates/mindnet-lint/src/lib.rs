@@ -427,13 +427,10 @@ pub fn lint_vault(
         real: lexicon::RealWords::new(lint.word_lists(lang).to_vec()),
         only: None,
     };
-    let only = match &opts.note {
-        Some(key) => Some(vault.find_note(key)?.path.clone()),
-        None => None,
-    };
-    vault.only = only
-        .as_ref()
-        .and_then(|p| vault.notes.iter().position(|n| &n.path == p));
+    if let Some(key) = &opts.note {
+        let path = vault.find_note(key)?.path.clone();
+        vault.only = vault.notes.iter().position(|n| n.path == path);
+    }
     let links = resolve_links(&vault);
 
     // The checks are independent: each one's serial part runs beside the
@@ -476,7 +473,7 @@ pub fn lint_vault(
             {
                 return None;
             }
-            if only.as_ref().is_some_and(|p| *p != f.path) {
+            if vault.only.is_some_and(|i| vault.notes[i].path != f.path) {
                 return None;
             }
             Some(f)
