@@ -65,11 +65,7 @@ var MindnetClient = class {
   }
   /** One chat message, answered whole (with its citations). */
   chat(message2, session) {
-    const body = { message: message2 };
-    if (session !== null) {
-      body["session"] = session;
-    }
-    return this.call("POST", "/chat", body);
+    return this.call("POST", "/chat", chatBody(message2, session));
   }
   /**
    * One chat message, its answer streamed to `onText` as the server writes
@@ -78,16 +74,12 @@ var MindnetClient = class {
    * server (a mobile app's origin), the answer comes whole.
    */
   async chatStreamed(message2, session, onText) {
-    const body = { message: message2 };
-    if (session !== null) {
-      body["session"] = session;
-    }
     let response;
     try {
       response = await fetch(this.url("/chat"), {
         method: "POST",
         headers: { ...this.headers(), Accept: "text/event-stream" },
-        body: JSON.stringify(body)
+        body: JSON.stringify(chatBody(message2, session))
       });
     } catch {
       return this.chat(message2, session);
@@ -154,6 +146,9 @@ var MindnetClient = class {
     return response.json;
   }
 };
+function chatBody(message2, session) {
+  return session === null ? { message: message2 } : { message: message2, session };
+}
 function serverError(status, body) {
   const error = body?.error;
   return new ServerError(status, error?.code ?? "http", error?.message ?? `HTTP ${status}`);
@@ -800,27 +795,25 @@ var MindnetSettingTab = class extends import_obsidian6.PluginSettingTab {
   display() {
     const { containerEl } = this;
     containerEl.empty();
-    new import_obsidian6.Setting(containerEl).setName("Server address").setDesc("Where mindnet serve listens (it prints the address when it starts).").addText(
-      (text) => text.setValue(this.plugin.settings.server).onChange(async (value) => {
-        this.plugin.settings.server = value.trim();
+    this.text("server", "Server address", "Where mindnet serve listens (it prints the address when it starts).");
+    this.text("token", "Token", "Only when the server was started with --token.");
+    this.slider("related", "Related notes", "How many related notes the pane shows, each with its reasons.", [1, 30, 1]);
+    this.slider("maxNotes", "Notes around a note", "At most this many linked notes in the pane.", [5, 100, 5]);
+  }
+  /** A text setting, trimmed and saved as it is typed. */
+  text(key, name, desc) {
+    new import_obsidian6.Setting(this.containerEl).setName(name).setDesc(desc).addText(
+      (text) => text.setValue(this.plugin.settings[key]).onChange(async (value) => {
+        this.plugin.settings[key] = value.trim();
         await this.plugin.saveSettings();
       })
     );
-    new import_obsidian6.Setting(containerEl).setName("Token").setDesc("Only when the server was started with --token.").addText(
-      (text) => text.setValue(this.plugin.settings.token).onChange(async (value) => {
-        this.plugin.settings.token = value.trim();
-        await this.plugin.saveSettings();
-      })
-    );
-    new import_obsidian6.Setting(containerEl).setName("Related notes").setDesc("How many related notes the pane shows, each with its reasons.").addSlider(
-      (slider) => slider.setLimits(1, 30, 1).setValue(this.plugin.settings.related).setDynamicTooltip().onChange(async (value) => {
-        this.plugin.settings.related = value;
-        await this.plugin.saveSettings();
-      })
-    );
-    new import_obsidian6.Setting(containerEl).setName("Notes around a note").setDesc("At most this many linked notes in the pane.").addSlider(
-      (slider) => slider.setLimits(5, 100, 5).setValue(this.plugin.settings.maxNotes).setDynamicTooltip().onChange(async (value) => {
-        this.plugin.settings.maxNotes = value;
+  }
+  /** A number setting as a slider (min, max, step), saved as it moves. */
+  slider(key, name, desc, [min, max, step]) {
+    new import_obsidian6.Setting(this.containerEl).setName(name).setDesc(desc).addSlider(
+      (slider) => slider.setLimits(min, max, step).setValue(this.plugin.settings[key]).setDynamicTooltip().onChange(async (value) => {
+        this.plugin.settings[key] = value;
         await this.plugin.saveSettings();
       })
     );

@@ -210,11 +210,7 @@ export class MindnetClient {
 
 	/** One chat message, answered whole (with its citations). */
 	chat(message: string, session: string | null): Promise<ChatAnswer> {
-		const body: Record<string, string> = { message };
-		if (session !== null) {
-			body["session"] = session;
-		}
-		return this.call<ChatAnswer>("POST", "/chat", body);
+		return this.call<ChatAnswer>("POST", "/chat", chatBody(message, session));
 	}
 
 	/**
@@ -224,16 +220,12 @@ export class MindnetClient {
 	 * server (a mobile app's origin), the answer comes whole.
 	 */
 	async chatStreamed(message: string, session: string | null, onText: (text: string) => void): Promise<ChatAnswer> {
-		const body: Record<string, string> = { message };
-		if (session !== null) {
-			body["session"] = session;
-		}
 		let response: Response;
 		try {
 			response = await fetch(this.url("/chat"), {
 				method: "POST",
 				headers: { ...this.headers(), Accept: "text/event-stream" },
-				body: JSON.stringify(body),
+				body: JSON.stringify(chatBody(message, session)),
 			});
 		} catch {
 			return this.chat(message, session);
@@ -306,6 +298,11 @@ export class MindnetClient {
 		}
 		return response.json as T;
 	}
+}
+
+/** A chat message, in its session when there is one. */
+function chatBody(message: string, session: string | null): Record<string, string> {
+	return session === null ? { message } : { message, session };
 }
 
 /** mindnet's error body, `{"error": {"code", "message"}}`, as an exception. */

@@ -174,47 +174,37 @@ class MindnetSettingTab extends PluginSettingTab {
 	display(): void {
 		const { containerEl } = this;
 		containerEl.empty();
-		new Setting(containerEl)
-			.setName("Server address")
-			.setDesc("Where mindnet serve listens (it prints the address when it starts).")
+		this.text("server", "Server address", "Where mindnet serve listens (it prints the address when it starts).");
+		this.text("token", "Token", "Only when the server was started with --token.");
+		this.slider("related", "Related notes", "How many related notes the pane shows, each with its reasons.", [1, 30, 1]);
+		this.slider("maxNotes", "Notes around a note", "At most this many linked notes in the pane.", [5, 100, 5]);
+	}
+
+	/** A text setting, trimmed and saved as it is typed. */
+	private text(key: "server" | "token", name: string, desc: string): void {
+		new Setting(this.containerEl)
+			.setName(name)
+			.setDesc(desc)
 			.addText((text) =>
-				text.setValue(this.plugin.settings.server).onChange(async (value) => {
-					this.plugin.settings.server = value.trim();
+				text.setValue(this.plugin.settings[key]).onChange(async (value) => {
+					this.plugin.settings[key] = value.trim();
 					await this.plugin.saveSettings();
 				}),
 			);
-		new Setting(containerEl)
-			.setName("Token")
-			.setDesc("Only when the server was started with --token.")
-			.addText((text) =>
-				text.setValue(this.plugin.settings.token).onChange(async (value) => {
-					this.plugin.settings.token = value.trim();
-					await this.plugin.saveSettings();
-				}),
-			);
-		new Setting(containerEl)
-			.setName("Related notes")
-			.setDesc("How many related notes the pane shows, each with its reasons.")
+	}
+
+	/** A number setting as a slider (min, max, step), saved as it moves. */
+	private slider(key: "related" | "maxNotes", name: string, desc: string, [min, max, step]: [number, number, number]): void {
+		new Setting(this.containerEl)
+			.setName(name)
+			.setDesc(desc)
 			.addSlider((slider) =>
 				slider
-					.setLimits(1, 30, 1)
-					.setValue(this.plugin.settings.related)
+					.setLimits(min, max, step)
+					.setValue(this.plugin.settings[key])
 					.setDynamicTooltip()
 					.onChange(async (value) => {
-						this.plugin.settings.related = value;
-						await this.plugin.saveSettings();
-					}),
-			);
-		new Setting(containerEl)
-			.setName("Notes around a note")
-			.setDesc("At most this many linked notes in the pane.")
-			.addSlider((slider) =>
-				slider
-					.setLimits(5, 100, 5)
-					.setValue(this.plugin.settings.maxNotes)
-					.setDynamicTooltip()
-					.onChange(async (value) => {
-						this.plugin.settings.maxNotes = value;
+						this.plugin.settings[key] = value;
 						await this.plugin.saveSettings();
 					}),
 			);

@@ -221,6 +221,9 @@ check([...shipped.views.keys()].sort().join(",") === "mindnet-chat,mindnet-note"
 const ids = shipped.commands.map((c) => c.id).sort().join(",");
 check(ids === "ask-why,lint-note,lint-vault,open-chat,open-pane,search,show-status", "… its seven commands", ids);
 check(shipped.settingTabs.length === 1, "… and its settings tab");
+shipped.settingTabs[0]?.display();
+const settingNames = [...(shipped.settingTabs[0]?.containerEl.children ?? [])].map((e) => e.textContent).join(" | ");
+check(settingNames === "Server address | Token | Related notes | Notes around a note", "… which shows the four settings", settingNames);
 
 if (failures > 0) {
 	process.exit(1);
