@@ -278,3 +278,30 @@ fn fixes_are_written_with_or_without_an_index() {
         }
     }
 }
+
+/// One finding's fix names its note: `line`, `column` or `version` alone
+/// would otherwise fix (and with `write` rewrite) the whole vault.
+#[test]
+fn a_fix_at_a_line_needs_its_note() {
+    let vault = tempfile::tempdir().unwrap();
+    common::copy_dir(&demo_vault(), vault.path());
+    let v = vault.path().to_str().unwrap();
+    let note = vault.path().join("Entscheidungen/Jeden Morgen laufen.md");
+    let before = std::fs::read(&note).unwrap();
+    for (req, says) in [
+        (r#"{"line": 17, "write": true}"#, "need `note`"),
+        (
+            r#"{"version": "0000000000000000", "write": true}"#,
+            "need `note`",
+        ),
+        (
+            r#"{"note": "Entscheidungen/Jeden Morgen laufen.md", "column": 3, "write": true}"#,
+            "`column` needs `line`",
+        ),
+    ] {
+        let out = mindnet(&["call", "lint_fix", req, "--vault", v]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(says), "{req}: {err}");
+    }
+    assert_eq!(std::fs::read(&note).unwrap(), before, "nothing written");
+}

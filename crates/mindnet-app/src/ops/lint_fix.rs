@@ -28,7 +28,11 @@ impl Operation for LintFixOp {
          (with `line` and `column`) narrows them to what an editor offers beside\n\
          a finding; `version` refuses a note changed since the preview.",
     );
-    const FAILS: &'static [ErrorCode] = &[ErrorCode::NotFound, ErrorCode::Conflict];
+    const FAILS: &'static [ErrorCode] = &[
+        ErrorCode::BadRequest,
+        ErrorCode::NotFound,
+        ErrorCode::Conflict,
+    ];
     const TOOL: Option<Tool<FixRequest>> = None;
 
     fn run(ws: &Workspace, req: &FixRequest) -> Result<FixResponse, AppError> {
@@ -132,6 +136,16 @@ pub struct FixResponse {
 /// The safe fixes as diffs, written with `req.write` (each file atomically;
 /// a file changed since it was read is left alone and reported).
 pub(crate) fn fix(settings: &Settings, req: &FixRequest) -> Result<FixResponse, AppError> {
+    // One finding's fix names its note: without it, `line` would be
+    // ignored and `write` would fix the whole vault.
+    if req.note.is_none() && (req.line.is_some() || req.column.is_some() || req.version.is_some()) {
+        return Err(AppError::bad_request(
+            "`line`, `column` and `version` need `note` (the note's vault path)",
+        ));
+    }
+    if req.column.is_some() && req.line.is_none() {
+        return Err(AppError::bad_request("`column` needs `line`"));
+    }
     let vault = settings.require_vault()?;
     let config = settings.load_config()?;
     if let (Some(note), Some(v)) = (&req.note, &req.version) {
