@@ -48,8 +48,8 @@ pub fn chat_sources(sources: &[Source], explain: bool) -> String {
         if explain {
             let b = &h.score_breakdown;
             out.push_str(&format!(
-                "    semantic {:.3} + edge {:.3} + centrality {:.3} = {:.3}; boost ×{:.2}\n",
-                b.semantic, b.edge_bonus, b.centrality, b.total, s.boost
+                "    semantic {:.3} + edge {:.3} + centrality {:.3} + hop {:.3} + walk {:.3} = {:.3}; boost ×{:.2}\n",
+                b.semantic, b.edge_bonus, b.centrality, b.hop, b.walk, b.total, s.boost
             ));
             for r in &h.reasons {
                 out.push_str(&format!("    - {r}\n"));

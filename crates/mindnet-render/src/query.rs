@@ -49,18 +49,22 @@ pub fn query_text(r: &QueryResponse, explain: bool) -> String {
             let b = &h.score_breakdown;
             let _ = writeln!(
                 out,
-                "    score {:.3} = semantic {:.3} + edge {:.3} + centrality {:.3}   [S_sem {:.3} (cos {:.3}, bm25 {:.3}) · W_type {:.2} · M_status {:.2}; B_edge {:.3}; B_cent {:.3}]",
+                "    score {:.3} = semantic {:.3} + edge {:.3} + centrality {:.3} + hop {:.3} + walk {:.3}   [S_sem {:.3} (cos {:.3}, bm25 {:.3}) · W_type {:.2} · M_status {:.2}; B_edge {:.3}; B_cent {:.3}; B_hop {:.3}; B_walk {:.3}]",
                 b.total,
                 b.semantic,
                 b.edge_bonus,
                 b.centrality,
+                b.hop,
+                b.walk,
                 b.s_sem,
                 b.cosine,
                 b.lexical,
                 b.w_type,
                 b.m_status,
                 b.b_edge,
-                b.b_cent
+                b.b_cent,
+                b.b_hop,
+                b.b_walk
             );
             for reason in &h.reasons {
                 let _ = writeln!(out, "    · {reason}");

@@ -24,6 +24,9 @@ pub struct RetrieverConfig {
     /// The second hop over shared names; files written before it have none.
     #[serde(default)]
     pub hop: Hop,
+    /// The name walk; files written before it have none (off).
+    #[serde(default)]
+    pub walk: Walk,
     /// Intent → kind → factor.
     pub intent_boosts: BTreeMap<String, BTreeMap<String, f64>>,
     /// What `mindnet tune` may change, in the order it tries; files written
@@ -139,6 +142,46 @@ impl Default for Hop {
     }
 }
 
+/// The name walk (`walk.rs`): a personalized PageRank over the notes and
+/// the rare names they share, started from the best notes of the first
+/// scoring.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Walk {
+    /// W_walk: the bonus of a note that received as much as the best seed
+    /// started with (0: no walk).
+    pub weight: f64,
+    /// The best notes of the first scoring the walk starts from.
+    pub seeds: usize,
+    /// The chance to return to the seeds at each step.
+    pub restart: f64,
+    /// Steps of the walk.
+    pub steps: usize,
+    /// What a link (either way) weighs against a name of weight 1 when the
+    /// walk leaves a note (0: names only).
+    pub links: f64,
+    /// A name more than this share of the notes write is a hub, never
+    /// walked (at least 2 notes).
+    pub hub_share: f64,
+    /// The question intents it walks for (`config/decision_engine.yaml`).
+    pub intents: Vec<String>,
+}
+
+impl Default for Walk {
+    /// Off, for files written before the walk existed.
+    fn default() -> Self {
+        Walk {
+            weight: 0.0,
+            seeds: 5,
+            restart: 0.5,
+            steps: 2,
+            links: 1.0,
+            hub_share: 0.025,
+            intents: Vec::new(),
+        }
+    }
+}
+
 impl RetrieverConfig {
     pub fn builtin() -> Self {
         Self::from_yaml(Path::new("<built-in retriever.yaml>"), DEFAULT_YAML)
@@ -169,6 +212,15 @@ impl RetrieverConfig {
             return Err(invalid(
                 "hop",
                 "weight and rank_k must not be negative".into(),
+            ));
+        }
+        if c.walk.weight < 0.0
+            || !(0.0..=1.0).contains(&c.walk.restart)
+            || !(0.0..=1.0).contains(&c.walk.hub_share)
+        {
+            return Err(invalid(
+                "walk",
+                "weight must not be negative; restart and hub_share lie between 0 and 1".into(),
             ));
         }
         if c.seeds.fused == 0 || c.seeds.per_source == 0 {

@@ -57,11 +57,13 @@ impl Link {
 
 const MAX_LINKS: usize = 3;
 
-/// The names a hit of the second hop shares with the hit it was found from.
+/// The names a hit shares with the hit it was found from, by the second
+/// hop or by the name walk.
 #[derive(Debug, Clone)]
 pub(crate) struct Bridged {
     pub names: Vec<String>,
     pub from_title: String,
+    pub walk: bool,
 }
 
 pub(crate) fn reasons(
@@ -70,7 +72,7 @@ pub(crate) fn reasons(
     b: &ScoreBreakdown,
     from: &[Link],
     to: &[Link],
-    bridge: Option<&Bridged>,
+    bridges: &[Bridged],
     graph: bool,
 ) -> Vec<String> {
     let de = lang == Lang::De;
@@ -79,8 +81,11 @@ pub(crate) fn reasons(
     if graph {
         out.extend(outgoing(de, to));
         out.extend(incoming(de, from));
-        if let Some(h) = bridge.filter(|h| !h.names.is_empty() && b.hop > 0.0) {
-            out.push(bridge_reason(de, h));
+        for h in bridges {
+            let lift = if h.walk { b.walk } else { b.hop };
+            if !h.names.is_empty() && lift > 0.0 {
+                out.push(bridge_reason(de, h));
+            }
         }
     }
     if b.m_status < 1.0 {
@@ -197,14 +202,18 @@ fn bridge_reason(de: bool, h: &Bridged) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     let one = h.names.len() == 1;
+    let from = &h.from_title;
     if de {
         let noun = if one { "den Namen" } else { "die Namen" };
-        format!(
-            "teilt {noun} {names} mit {} (zweiter Schritt)",
-            h.from_title
-        )
+        let how = if h.walk {
+            "Namenspfad"
+        } else {
+            "zweiter Schritt"
+        };
+        format!("teilt {noun} {names} mit {from} ({how})")
     } else {
         let noun = if one { "the name" } else { "the names" };
-        format!("shares {noun} {names} with {} (second hop)", h.from_title)
+        let how = if h.walk { "name walk" } else { "second hop" };
+        format!("shares {noun} {names} with {from} ({how})")
     }
 }

@@ -115,17 +115,8 @@ impl Retriever<'_> {
         if !new.is_empty() {
             self.add_notes(q, vector, pool, &new, &mut index)?;
         }
-        let named = (0..pool.notes.len())
-            .filter(|&i| i != top)
-            .filter(|&i| {
-                self.notes
-                    .get(&pool.notes[i].note_id)
-                    .is_some_and(|s| names_note(&q.text, s))
-            })
-            .collect();
         pool.bridge = Some(Bridge {
             from: top,
-            named,
             names: names.into_iter().map(|w| w.name).collect(),
             notes: order
                 .into_iter()

@@ -20,6 +20,7 @@ pub mod log;
 pub mod pool;
 mod rank;
 pub mod score;
+mod walk;
 
 pub use config::RetrieverConfig;
 pub use explain::Lang;
@@ -114,7 +115,7 @@ impl Query {
 }
 
 /// Every term of RET-2 and the factors behind it. `semantic + edge_bonus +
-/// centrality + hop = total`.
+/// centrality + hop + walk = total`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScoreBreakdown {
     /// W_sem · S_sem · max(W_type, 0) · M_status
@@ -127,6 +128,9 @@ pub struct ScoreBreakdown {
     /// written before it).
     #[serde(default)]
     pub hop: f64,
+    /// W_walk · B_walk · G: the name walk (0 in logs written before it).
+    #[serde(default)]
+    pub walk: f64,
     pub total: f64,
     pub s_sem: f64,
     /// Cosine similarity of the dense vectors.
@@ -141,6 +145,9 @@ pub struct ScoreBreakdown {
     /// The note's place in the second search, (k + 1) / (k + 1 + rank).
     #[serde(default)]
     pub b_hop: f64,
+    /// What the name walk brought the note, relative to the best seed.
+    #[serde(default)]
+    pub b_walk: f64,
     /// Hub damping: degree^(−hub_damping) of the note.
     #[serde(default = "one")]
     pub hub: f64,
@@ -152,6 +159,8 @@ pub struct ScoreBreakdown {
     pub w_cent: f64,
     #[serde(default)]
     pub w_hop: f64,
+    #[serde(default)]
+    pub w_walk: f64,
 }
 
 /// Breakdowns logged before `hub` and `gate` existed had neither: 1.

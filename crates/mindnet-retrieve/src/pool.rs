@@ -28,6 +28,24 @@ pub struct Pool {
     pub texts: HashMap<String, mindnet_core::Chunk>,
     /// The second hop (`hop.rs`), when the graph is on and it found one.
     pub bridge: Option<Bridge>,
+    /// The rare names two or more of the pool's notes write, in name order:
+    /// the graph the name walk (`walk.rs`) goes over.
+    pub names: Vec<NameLink>,
+    /// The notes the question names (title or alias; indices into
+    /// `notes`): direct matches, which neither the second hop nor the walk
+    /// lifts a note past ("Which magazine was started first, Arthur's
+    /// Magazine or First for Women?").
+    pub named: Vec<usize>,
+}
+
+/// A name shared by notes of the pool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NameLink {
+    pub name: String,
+    /// ln(N / n) / ln(N) for a name n of the N notes write.
+    pub weight: f64,
+    /// The pool's notes that write it (indices into `Pool::notes`, sorted).
+    pub notes: Vec<usize>,
 }
 
 /// The second hop of a pool: the notes that share a rare name with the
@@ -40,10 +58,6 @@ pub struct Bridge {
     pub names: Vec<String>,
     /// Best first.
     pub notes: Vec<BridgeNote>,
-    /// The other notes the question names (index into `Pool::notes`):
-    /// direct matches, which the hop lifts no note past ("Which magazine
-    /// was started first, Arthur's Magazine or First for Women?").
-    pub named: Vec<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -221,9 +235,19 @@ impl Retriever<'_> {
             edges,
             texts,
             bridge: None,
+            names: Vec::new(),
+            named: Vec::new(),
         };
         if graph {
             self.second_hop(q, vector, &mut pool)?;
+            self.name_graph(q, &mut pool);
+            pool.named = (0..pool.notes.len())
+                .filter(|&i| {
+                    self.notes
+                        .get(&pool.notes[i].note_id)
+                        .is_some_and(|s| crate::hop::names_note(&q.text, s))
+                })
+                .collect();
         }
         Ok(pool)
     }

@@ -163,19 +163,18 @@ impl Hits<'_> {
                 .chain(s.mentions.iter().map(|&n| self.note_link(n, "", 0.0, true)))
                 .collect();
         let b = s.breakdown;
-        let bridged = self.bridge_from.as_ref().map(|t| explain::Bridged {
+        let hop = self.bridge_from.as_ref().map(|t| explain::Bridged {
             names: s.bridge.clone(),
             from_title: t.clone(),
+            walk: false,
         });
-        let reasons = explain::reasons(
-            self.q.lang,
-            note,
-            &b,
-            &from,
-            &to,
-            bridged.as_ref(),
-            self.graph,
-        );
+        let walk = s.walked_from.map(|n| explain::Bridged {
+            names: s.walked.clone(),
+            from_title: self.note_link(n, "", 0.0, false).title,
+            walk: true,
+        });
+        let bridges: Vec<explain::Bridged> = hop.into_iter().chain(walk).collect();
+        let reasons = explain::reasons(self.q.lang, note, &b, &from, &to, &bridges, self.graph);
         Some(Hit {
             chunk_id: pc.chunk_id.clone(),
             note_id: note.note_id.clone(),

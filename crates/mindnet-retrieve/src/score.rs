@@ -61,6 +61,10 @@ pub struct Scored {
     pub mentions: Vec<usize>,
     /// The bridge names it shares with the hit of the second hop.
     pub bridge: Vec<String>,
+    /// The names the walk reached it through, and the best note that sent
+    /// it mass (index into `Pool::notes`).
+    pub walked: Vec<String>,
+    pub walked_from: Option<usize>,
 }
 
 /// Per note: its best semantic term and its best S_sem.
@@ -154,11 +158,16 @@ fn semantic_terms(pool: &Pool, cfg: &RetrieverConfig, graph: bool) -> (Vec<Score
                 hop: 0.0,
                 b_hop: 0.0,
                 w_hop: cfg.hop.weight,
+                walk: 0.0,
+                b_walk: 0.0,
+                w_walk: cfg.walk.weight,
             },
             from: Vec::new(),
             to: Vec::new(),
             mentions: Vec::new(),
             bridge: Vec::new(),
+            walked: Vec::new(),
+            walked_from: None,
         });
     }
     (out, best)
@@ -176,10 +185,13 @@ fn add_graph_terms(
 ) {
     let terms = graph_terms(pool, cfg, intent, best);
     let hops = hop_terms(pool, cfg, best);
+    let semantic: Vec<f64> = best.iter().map(|b| b.semantic).collect();
+    let walks = crate::walk::terms(pool, cfg, intent, &semantic);
     for s in out {
         let note = pool.chunks[s.chunk].note;
         let t = &terms[note];
         let h = &hops[note];
+        let w = &walks[note];
         let b = &mut s.breakdown;
         b.b_edge = t.b_edge;
         b.b_cent = t.b_cent;
@@ -189,11 +201,22 @@ fn add_graph_terms(
         b.edge_bonus = cfg.weights.edge * t.b_edge * t.gate;
         b.centrality = cfg.weights.centrality * t.b_cent * t.gate;
         b.hop = cfg.hop.weight * h.b_hop * t.gate;
+        b.b_walk = w.b_walk;
+        b.walk = cfg.walk.weight * w.b_walk * t.gate;
         let limit = cfg.expansion.lift_limit;
-        let graph_terms = b.edge_bonus + b.centrality + b.hop;
+        let graph_terms = b.edge_bonus + b.centrality + b.hop + b.walk;
         if limit > 0.0 && graph_terms > 0.0 {
             // Below the source: a tie would be broken by chunk id.
-            let source = t.source_semantic.max(h.source_semantic);
+            let source = t
+                .source_semantic
+                .max(h.source_semantic)
+                .max(w.source_semantic);
+            // The walk lifts no note past one the question names.
+            let source = if b.walk > 0.0 {
+                source.min(w.named_ceiling)
+            } else {
+                source
+            };
             let ceiling = limit * source - 1e-9;
             let total = held(b.semantic + graph_terms, ceiling, cfg.expansion.lift_knee);
             let lift = (total - b.semantic).max(0.0);
@@ -201,13 +224,18 @@ fn add_graph_terms(
                 b.edge_bonus *= lift / graph_terms;
                 b.centrality *= lift / graph_terms;
                 b.hop *= lift / graph_terms;
+                b.walk *= lift / graph_terms;
             }
         }
-        b.total = b.semantic + b.edge_bonus + b.centrality + b.hop;
+        b.total = b.semantic + b.edge_bonus + b.centrality + b.hop + b.walk;
         s.from = t.from.clone();
         s.to = t.to.clone();
         s.mentions = t.mentions.clone();
         s.bridge = h.names.clone();
+        if b.walk > 0.0 {
+            s.walked = w.names.clone();
+            s.walked_from = w.from;
+        }
     }
 }
 
@@ -264,7 +292,7 @@ fn hop_terms(pool: &Pool, cfg: &RetrieverConfig, best: &[Best]) -> Vec<HopTerm> 
     let source = semantic(bridge.from);
     for (rank, n) in bridge.notes.iter().enumerate() {
         let own = semantic(n.note);
-        let ceiling = bridge
+        let ceiling = pool
             .named
             .iter()
             .map(|&m| semantic(m))
@@ -415,6 +443,8 @@ mod tests {
             edges: vec![link(0, 1), link(0, 2), link(3, 2)],
             texts: Default::default(),
             bridge: None,
+            names: Vec::new(),
+            named: Vec::new(),
         }
     }
 
@@ -575,7 +605,6 @@ mod tests {
                     names: vec!["Zimbabwe".into()],
                 })
                 .to_vec(),
-            named: Vec::new(),
         });
         p
     }
@@ -639,9 +668,7 @@ mod tests {
         );
         // "other" (3) is the question's second subject: it keeps its place
         // above the notes the hop lifts.
-        if let Some(b) = p.bridge.as_mut() {
-            b.named = vec![3];
-        }
+        p.named = vec![3];
         let named = order(&p, &cfg);
         assert_eq!(named[0], "top");
         assert!(at(&named, "other") < at(&named, "second hop"), "{named:?}");

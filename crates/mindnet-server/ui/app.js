@@ -372,7 +372,7 @@ function show(view) {
 /// why one comes first.
 function scoreParts(h) {
   const b = h.score_breakdown;
-  const graph = b.edge_bonus + b.centrality + (b.hop || 0);
+  const graph = b.edge_bonus + b.centrality + (b.hop || 0) + (b.walk || 0);
   return graph > 0.0005
     ? `${h.score.toFixed(3)} = ${b.semantic.toFixed(3)} ${t("semantic")} + ${graph.toFixed(3)} ${t("graph")}`
     : `${h.score.toFixed(3)} ${t("semantic")}`;

@@ -118,6 +118,9 @@ pub struct ScoreBreakdown {
     /// The second hop: the note shares a rare name with the best hit.
     #[serde(default)]
     pub hop: f64,
+    /// The name walk: the note shares rare names with the best hits.
+    #[serde(default)]
+    pub walk: f64,
     pub total: f64,
     pub s_sem: f64,
     pub cosine: f64,
@@ -129,6 +132,9 @@ pub struct ScoreBreakdown {
     /// The note's place in the second search, (k + 1) / (k + 1 + rank).
     #[serde(default)]
     pub b_hop: f64,
+    /// What the name walk brought the note, relative to the best seed.
+    #[serde(default)]
+    pub b_walk: f64,
     /// Hub damping of the graph terms: degree^(−hub_damping).
     pub hub: f64,
     /// How much the graph terms count for this note, by its own match.
@@ -138,6 +144,8 @@ pub struct ScoreBreakdown {
     pub w_cent: f64,
     #[serde(default)]
     pub w_hop: f64,
+    #[serde(default)]
+    pub w_walk: f64,
 }
 
 /// Another matching chunk of a hit's note.
