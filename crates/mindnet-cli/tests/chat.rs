@@ -72,7 +72,8 @@ fn assert_cited(r: &Value) {
         let sum = b["semantic"].as_f64().unwrap()
             + b["edge_bonus"].as_f64().unwrap()
             + b["centrality"].as_f64().unwrap()
-            + b["hop"].as_f64().unwrap();
+            + b["hop"].as_f64().unwrap()
+            + b["walk"].as_f64().unwrap();
         assert!((sum - s["hit"]["score"].as_f64().unwrap()).abs() < 1e-9);
         assert!(!s["hit"]["reasons"].as_array().unwrap().is_empty());
     }

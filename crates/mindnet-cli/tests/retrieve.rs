@@ -159,7 +159,8 @@ fn every_breakdown_sums_to_its_score_and_hits_are_unique() {
             let sum = b["semantic"].as_f64().unwrap()
                 + b["edge_bonus"].as_f64().unwrap()
                 + b["centrality"].as_f64().unwrap()
-                + b["hop"].as_f64().unwrap();
+                + b["hop"].as_f64().unwrap()
+                + b["walk"].as_f64().unwrap();
             let score = h["score"].as_f64().unwrap();
             assert!((sum - score).abs() < 1e-9, "{h:#}");
             assert!(score <= last, "sorted by score");

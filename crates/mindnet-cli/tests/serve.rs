@@ -76,7 +76,8 @@ fn every_endpoint_answers_and_errors_have_codes() {
     let sum = b["semantic"].as_f64().unwrap()
         + b["edge_bonus"].as_f64().unwrap()
         + b["centrality"].as_f64().unwrap()
-        + b["hop"].as_f64().unwrap();
+        + b["hop"].as_f64().unwrap()
+        + b["walk"].as_f64().unwrap();
     assert!((sum - hits[0]["score"].as_f64().unwrap()).abs() < 1e-9);
     // The raw chunk list may hold a note several times.
     let (_, raw_chunks) = s.post(
