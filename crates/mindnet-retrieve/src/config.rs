@@ -148,8 +148,7 @@ impl Default for Hop {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Walk {
-    /// W_walk: the bonus of a note that received as much as the best seed
-    /// started with (0: no walk).
+    /// W_walk: the bonus of the note the walk brought most (0: no walk).
     pub weight: f64,
     /// The best notes of the first scoring the walk starts from.
     pub seeds: usize,

@@ -145,7 +145,8 @@ pub struct ScoreBreakdown {
     /// The note's place in the second search, (k + 1) / (k + 1 + rank).
     #[serde(default)]
     pub b_hop: f64,
-    /// What the name walk brought the note, relative to the best seed.
+    /// What the name walk brought the note, relative to the note it
+    /// brought most.
     #[serde(default)]
     pub b_walk: f64,
     /// Hub damping: degree^(−hub_damping) of the note.

@@ -292,12 +292,7 @@ fn hop_terms(pool: &Pool, cfg: &RetrieverConfig, best: &[Best]) -> Vec<HopTerm> 
     let source = semantic(bridge.from);
     for (rank, n) in bridge.notes.iter().enumerate() {
         let own = semantic(n.note);
-        let ceiling = pool
-            .named
-            .iter()
-            .map(|&m| semantic(m))
-            .filter(|&m| m > own)
-            .fold(source, f64::min);
+        let ceiling = named_ceiling(pool, semantic, own).min(source);
         if let Some(t) = out.get_mut(n.note) {
             *t = HopTerm {
                 b_hop: (k + 1.0) / (k + 1.0 + rank as f64),
@@ -307,6 +302,17 @@ fn hop_terms(pool: &Pool, cfg: &RetrieverConfig, best: &[Best]) -> Vec<HopTerm> 
         }
     }
     out
+}
+
+/// The lowest semantic term among the notes the question names that match
+/// better than `own` (infinite: none). They are direct matches, and neither
+/// the second hop nor the walk lifts a note past them.
+pub(crate) fn named_ceiling(pool: &Pool, semantic: impl Fn(usize) -> f64, own: f64) -> f64 {
+    pool.named
+        .iter()
+        .map(|&m| semantic(m))
+        .filter(|&m| m > own)
+        .fold(f64::INFINITY, f64::min)
 }
 
 fn graph_terms(pool: &Pool, cfg: &RetrieverConfig, intent: &str, best: &[Best]) -> Vec<Terms> {

@@ -7,16 +7,18 @@
 //! no model runs at index or query time.
 //!
 //! Gathering (`Retriever::name_graph`) collects the rare names the pool's
-//! notes share, none the question holds. Scoring (`terms`) is a pure function of the pool, so `mindnet tune`
-//! replays it: the walk starts from the `walk.seeds` best notes, each in
-//! proportion to its semantic term, goes from a note to its names (in
-//! proportion to their rarity) and from a name to the other notes that
-//! write it (evenly, so a name many notes share gives each little), and
-//! returns to the seeds with probability `walk.restart` at every step.
-//! What a note receives, relative to the best seed's share, is B_walk.
+//! notes share, none the question holds. Scoring (`terms`) is a pure
+//! function of the pool, so `mindnet tune` replays it: the walk starts from
+//! the `walk.seeds` best notes, each in proportion to its semantic term,
+//! goes from a note to its names (in proportion to their rarity) and along
+//! its links, from a name to the other notes that write it (evenly, so a
+//! name many notes share gives each little), and returns to the seeds with
+//! probability `walk.restart` at every step. What a note receives, relative
+//! to the note that received most, is B_walk.
 //!
-//! The lift limit holds a note below the best note that sent it mass: the
-//! walk orders the notes around a hit; it does not put them above it.
+//! The lift limit holds a note below the best note that sent it mass and
+//! below the notes the question names: the walk orders the notes around a
+//! hit; it does not put them above it.
 
 use crate::hop::bridges;
 use crate::pool::{NameLink, Pool};
@@ -68,12 +70,7 @@ pub fn terms(pool: &Pool, cfg: &RetrieverConfig, intent: &str, semantic: &[f64])
             .filter(|&u| walked.mass[u] > 0.0)
             .max_by(|&a, &b| semantic[a].total_cmp(&semantic[b]).then_with(|| b.cmp(&a)));
         t.source_semantic = t.from.map_or(0.0, |u| semantic[u]);
-        t.named_ceiling = pool
-            .named
-            .iter()
-            .filter(|&&m| m != v && semantic[m] > semantic[v])
-            .map(|&m| semantic[m])
-            .fold(f64::INFINITY, f64::min);
+        t.named_ceiling = crate::score::named_ceiling(pool, |m| semantic[m], semantic[v]);
         let mut by: Vec<(Via, f64)> = walked.through[v].iter().map(|(&l, &x)| (l, x)).collect();
         by.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         t.names = by
