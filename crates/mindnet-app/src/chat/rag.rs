@@ -5,7 +5,7 @@ use super::{Answer, Asking, history, meta, mode, route_info};
 use crate::AppError;
 use crate::api::{AnswerMode, Causal, ChatEvent, Citation, Source};
 use crate::ops::query::QueryRequest;
-use mindnet_chat::extract::{self, Limits, SourceText};
+use mindnet_chat::extract::{self, SourceText};
 use mindnet_chat::prompts::{Messages, Prompts, fill};
 use mindnet_chat::route::Route;
 use mindnet_chat::{ChatMessage, Llm, LlmRequest, Priority, Role};
@@ -194,13 +194,10 @@ impl Asking<'_> {
                 text: &s.hit.text,
             })
             .collect();
+        let candidates = extract::candidates(&texts);
+        let similarity = self.similarity(&candidates);
         let rules = self.ws.engine().chat();
-        let limits = Limits {
-            sentences: rules.extractive.sentences,
-            per_source: rules.extractive.per_source,
-            stopwords: &rules.stopwords,
-        };
-        let best = extract::best_sentences(self.message, &texts, limits);
+        let best = extract::best_sentences(self.message, &candidates, similarity.as_deref(), rules);
         let mut text = String::new();
         if let Some(c) = &found.chain {
             text.push_str(c);
@@ -230,6 +227,34 @@ impl Asking<'_> {
             query_id: found.query_id,
             retrieval_ms: found.retrieval_ms,
             first_token_ms: Some(first),
+        }
+    }
+
+    /// Each candidate sentence's cosine to the message, by the index's
+    /// embedder (one batch, a few milliseconds a sentence); none when the
+    /// words alone choose (`lexical: 1`). When the embedder fails the
+    /// extract is chosen by words alone, with a warning.
+    fn similarity(&mut self, candidates: &[extract::Candidate]) -> Option<Vec<f32>> {
+        if candidates.is_empty() || self.ws.engine().chat().extractive.lexical >= 1.0 {
+            return None;
+        }
+        let embedder = self.ws.embedder();
+        let texts: Vec<&str> = candidates.iter().map(|c| c.text.as_str()).collect();
+        let vectors = embedder
+            .embed_query(self.message)
+            .and_then(|q| Ok((q, embedder.embed_passages(&texts)?)));
+        match vectors {
+            Ok((q, passages)) => Some(
+                passages
+                    .iter()
+                    .map(|p| p.iter().zip(&q).map(|(a, b)| a * b).sum())
+                    .collect(),
+            ),
+            Err(e) => {
+                self.warnings
+                    .push(format!("{e}; the extract was chosen by its words alone"));
+                None
+            }
         }
     }
 

@@ -89,12 +89,38 @@ pub struct Strategy {
     pub examples: Vec<String>,
 }
 
-/// The size of an extractive answer.
+/// The size of an extractive answer, and how its sentences are chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExtractiveLimits {
     pub sentences: usize,
     pub per_source: usize,
+    /// The lexical match's share of a sentence's score (0..1); the rest is
+    /// the similarity of its embedding to the question's.
+    #[serde(default = "default_lexical")]
+    pub lexical: f64,
+    /// Subtracted for each rank a sentence's source is below the first.
+    #[serde(default)]
+    pub source_rank: f64,
+    /// Added to a sentence that holds what the question asks for.
+    #[serde(default)]
+    pub answer_type: f64,
+}
+
+fn default_lexical() -> f64 {
+    1.0
+}
+
+/// What a question asks for, as far as a sentence can be checked for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerKind {
+    /// A year or a date.
+    Date,
+    /// A count or an amount.
+    Number,
+    /// A name the question does not hold.
+    Name,
 }
 
 /// The chat router's rules (the `chat:` block).
@@ -110,6 +136,10 @@ pub struct ChatRules {
     #[serde(default)]
     pub stopwords: Vec<String>,
     pub extractive: ExtractiveLimits,
+    /// The openings of a question (lower case) that ask for each kind of
+    /// answer.
+    #[serde(default)]
+    pub answer_types: BTreeMap<AnswerKind, Vec<String>>,
     pub strategies: BTreeMap<String, Strategy>,
 }
 
@@ -160,6 +190,30 @@ impl DecisionEngine {
                         "the default strategy `{}` is not defined",
                         chat.default_strategy
                     ),
+                );
+            }
+            let x = &chat.extractive;
+            for (field, v, max) in [
+                ("lexical", x.lexical, 1.0),
+                ("source_rank", x.source_rank, f64::INFINITY),
+                ("answer_type", x.answer_type, f64::INFINITY),
+            ] {
+                if !(0.0..=max).contains(&v) {
+                    let range = if max.is_finite() {
+                        "0 to 1"
+                    } else {
+                        "0 or more"
+                    };
+                    return invalid(
+                        &["chat", "extractive", field],
+                        format!("{v} is not {range}"),
+                    );
+                }
+            }
+            if x.sentences == 0 || x.per_source == 0 {
+                return invalid(
+                    &["chat", "extractive"],
+                    "sentences and per_source must be at least 1".into(),
                 );
             }
             for (name, s) in &chat.strategies {
@@ -213,5 +267,40 @@ impl DecisionEngine {
             .get(provenance)
             .copied()
             .unwrap_or(1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_extractive(line: &str) -> Result<DecisionEngine, ConfigError> {
+        let text = DEFAULT_YAML.lines().map(|l| {
+            if l.trim_start().starts_with("extractive:") {
+                format!("  extractive: {line}")
+            } else {
+                l.to_string()
+            }
+        });
+        let text: Vec<String> = text.collect();
+        DecisionEngine::from_yaml(Path::new("de.yaml"), &text.join("\n"))
+    }
+
+    /// A file from before the sentence weights still loads (words alone
+    /// choose, as they did); a weight out of range is named.
+    #[test]
+    fn extractive_weights_default_and_are_checked() {
+        let old = with_extractive("{sentences: 6, per_source: 1}").unwrap();
+        let x = old.chat().extractive;
+        assert_eq!((x.lexical, x.source_rank, x.answer_type), (1.0, 0.0, 0.0));
+        let err = with_extractive("{sentences: 3, per_source: 1, lexical: 1.5}")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("lexical") && err.contains("1.5"), "{err}");
+        let err = with_extractive("{sentences: 0, per_source: 1}")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("at least 1"), "{err}");
+        assert!(!DecisionEngine::builtin().chat().answer_types.is_empty());
     }
 }

@@ -13,7 +13,9 @@
 mod engine;
 mod subgraph;
 
-pub use engine::{ChatRules, DecisionEngine, Direction, ExtractiveLimits, IntentRule, Strategy};
+pub use engine::{
+    AnswerKind, ChatRules, DecisionEngine, Direction, ExtractiveLimits, IntentRule, Strategy,
+};
 pub use subgraph::{Subgraph, SubgraphEdge, SubgraphNode};
 
 use crate::{RetrieveError, Retriever};
