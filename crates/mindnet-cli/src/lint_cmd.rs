@@ -20,9 +20,14 @@ pub struct LintArgs {
     /// Only this note: its id, vault path, file name, title or alias.
     #[arg(long, value_name = "NOTE")]
     pub note: Option<String>,
-    /// Print the findings as a JSON list.
+    /// Print the findings as a JSON list (every finding).
     #[arg(long)]
     pub json: bool,
+    /// List every recommendation, as errors and warnings are. By default a
+    /// whole vault's recommendations are summarised per rule, with their
+    /// most frequent names; with --note they are always listed.
+    #[arg(long)]
+    pub all: bool,
     /// Show findings of at least this severity: error, warning, recommendation.
     #[arg(long, default_value_t = Severity::default())]
     pub severity: Severity,
@@ -137,8 +142,11 @@ pub fn run(args: LintArgs) -> Result<ExitCode> {
             "{}",
             mindnet_render::lint_text(
                 &report.findings,
-                report.notes,
-                report.lang == Lang::En,
+                mindnet_render::LintView {
+                    notes: report.notes,
+                    en: report.lang == Lang::En,
+                    all: args.all || args.note.is_some(),
+                },
                 &line_of
             )
         );

@@ -305,3 +305,29 @@ fn a_fix_at_a_line_needs_its_note() {
     }
     assert_eq!(std::fs::read(&note).unwrap(), before, "nothing written");
 }
+
+/// A whole vault's recommendations come as a summary per rule, `--all`
+/// lists each, and `--json` keeps every finding whatever the text shows.
+#[test]
+fn recommendations_are_summarised_unless_all_are_asked_for() {
+    let vault = fixture("fixture");
+    let json = mindnet(&["lint", &vault, "--json"]);
+    let list: Vec<serde_json::Value> = serde_json::from_slice(&json.stdout).unwrap();
+    let recommendations = list
+        .iter()
+        .filter(|f| f["severity"] == "recommendation")
+        .count();
+    assert!(recommendations > 0, "the fixture has recommendations");
+    let listed = |text: &str| text.matches(" recommendation ").count();
+    let summary = String::from_utf8_lossy(&mindnet(&["lint", &vault]).stdout).to_string();
+    assert_eq!(listed(&summary), 0, "{summary}");
+    assert!(summary.contains("Empfehlungen je Regel"), "{summary}");
+    let totals = summary.lines().last().unwrap_or_default().to_string();
+    assert!(
+        totals.contains(&format!("{recommendations} Empfehlungen")),
+        "{totals}"
+    );
+    let all = String::from_utf8_lossy(&mindnet(&["lint", &vault, "--all"]).stdout).to_string();
+    assert_eq!(listed(&all), recommendations, "{all}");
+    assert_eq!(all.lines().last(), summary.lines().last());
+}

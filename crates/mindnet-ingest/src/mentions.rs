@@ -228,6 +228,21 @@ impl MentionIndex {
                     if !bounded(piece, start, end, &singular) {
                         return false;
                     }
+                    if s.case == Case::Any {
+                        // A lower-case name ("run") capitalised at the start of
+                        // a sentence, heading or list item ("Run the tests")
+                        // is the word, unless the note writes it capitalised
+                        // in mid-sentence too. (The note, not the vault: an
+                        // edge depends on its own note and the vault's names
+                        // only, so an incremental import finds the same.)
+                        return !found.starts_with(char::is_uppercase)
+                            || !opens_sentence(text, p.range.start + start)
+                            || mid
+                                .get_or_insert_with(|| {
+                                    crate::names::mid_sentence_capitals(text, prose)
+                                })
+                                .contains(found);
+                    }
                     if s.case != Case::Capital {
                         return true;
                     }
@@ -557,6 +572,56 @@ mod tests {
             "de",
         );
         assert!(f.is_empty(), "{f:?}");
+    }
+
+    /// Only prose a reader sees and could link: never an image's alt text, a
+    /// link's text, URL or target, code, HTML, the frontmatter or a
+    /// callout's `[!type]`. Each context is checked on its own, next to the
+    /// same name in prose (found), so no context passes by accident.
+    #[test]
+    fn only_prose_holds_mentions() {
+        let notes = vec![
+            entry("GitHub.md", "GitHub", &[]),
+            entry("Info.md", "Info", &[]),
+        ];
+        for context in [
+            "![GitHub all releases](https://img.shields.io/github/downloads/x/total)",
+            "[GitHub](https://github.com/x/y)",
+            "[the releases](https://github.com/GitHub/releases)",
+            "<https://github.com/GitHub>",
+            "`GitHub`",
+            "```\nGitHub\n```",
+            "<div>GitHub</div>",
+            "Siehe <img alt=\"GitHub\" src=\"x.png\"> hier.",
+            "> [!Info]- Hinweis\n> Text",
+            "[[Other|GitHub]]",
+        ] {
+            let body = format!("---\ntitle: GitHub\n---\n{context}\n\nEnde.\n");
+            let f = found(&notes, &body, "de");
+            assert!(f.is_empty(), "{context}: {f:?}");
+            let body = format!("{body}\nWir nutzen GitHub und Info.\n");
+            let f = found(&notes, &body, "de");
+            assert_eq!(f.len(), 2, "{context}: {f:?}");
+        }
+        // A callout's title is prose; only its `[!type]` is syntax.
+        let f = found(&notes, "> [!note] GitHub\n> Text\n", "de");
+        assert_eq!(f.len(), 1, "{f:?}");
+    }
+
+    /// A lower-case one-word name capitalised at the start of a sentence, a
+    /// heading or a list item is the word, in either language, unless the
+    /// note writes it capitalised in mid-sentence as well.
+    #[test]
+    fn a_capitalised_opener_is_not_a_lower_case_name() {
+        let notes = vec![entry("run.md", "run", &[]), entry("moc.md", "moc", &[])];
+        for lang in ["en", "de"] {
+            let text = "Run the tests.\n\n# Moc\n\n- Run again\n\n## Run\n\nWe run it.";
+            let f = found(&notes, text, lang);
+            assert_eq!(f, [("run".to_string(), "run".to_string())], "{lang}");
+            let text = "Run the tests. The Run was long.";
+            let f = found(&notes, text, lang);
+            assert_eq!(f.len(), 2, "{lang}: {f:?}");
+        }
     }
 
     #[test]

@@ -186,7 +186,12 @@ pub fn parse(text: &str) -> ParsedNote {
         });
     }
     issues.sort_by_key(|i| i.line);
-    let prose = without(w.prose, &comment_list);
+    let hidden_in_prose: Vec<Range<usize>> = comment_list
+        .iter()
+        .cloned()
+        .chain(callout_markers(text, &w.quotes))
+        .collect();
+    let prose = without(w.prose, &hidden_in_prose);
 
     ParsedNote {
         frontmatter: fm.frontmatter,
@@ -200,6 +205,24 @@ pub fn parse(text: &str) -> ParsedNote {
         issues,
         lines,
     }
+}
+
+/// The `[!type]` (and fold sign) that opens a callout: syntax, not prose;
+/// its title after it is prose.
+fn callout_markers(text: &str, quotes: &[Range<usize>]) -> Vec<Range<usize>> {
+    quotes
+        .iter()
+        .filter_map(|q| {
+            let first = text[q.clone()].lines().next()?;
+            let content = first.trim_start_matches(|c: char| c == '>' || c.is_whitespace());
+            let rest = content.strip_prefix("[!")?;
+            let close = rest.find(']')?;
+            let start = q.start + (first.len() - content.len());
+            let after = &rest[close + 1..];
+            let sign = usize::from(after.starts_with(['+', '-']));
+            Some(start..start + 2 + close + 1 + sign)
+        })
+        .collect()
 }
 
 /// The prose with the comments cut out (a comment may sit inside a text run).
@@ -250,8 +273,11 @@ struct Walker {
     /// Every link's range, wiki or not: a `[[` inside one is not a stray bracket.
     link_ranges: Vec<Range<usize>>,
     link_depth: usize,
-    /// Depth inside wikilinks only (a Markdown link's text is plain prose).
+    /// Depth inside wikilinks only.
     wiki_depth: usize,
+    /// Per open link or image: whether it is a Markdown image, whose alt
+    /// text no reader sees (`![GitHub release](badge.svg)`).
+    open_links: Vec<bool>,
     prose: Vec<Prose>,
     code: Vec<Range<usize>>,
     in_code_block: bool,
@@ -284,7 +310,10 @@ impl Walker {
                         self.quote_depth += 1;
                     }
                     Tag::Link { link_type, .. } | Tag::Image { link_type, .. } => {
-                        if matches!(link_type, LinkType::WikiLink { .. }) {
+                        let wiki = matches!(link_type, LinkType::WikiLink { .. });
+                        self.open_links
+                            .push(!wiki && matches!(tag, Tag::Image { .. }));
+                        if wiki {
                             self.wiki_depth += 1;
                             let embed = text.as_bytes()[r.start] == b'!';
                             self.links.push(RawLink {
@@ -313,6 +342,7 @@ impl Walker {
                     TagEnd::CodeBlock => self.in_code_block = false,
                     TagEnd::BlockQuote(_) => self.quote_depth = self.quote_depth.saturating_sub(1),
                     TagEnd::Link | TagEnd::Image => {
+                        self.open_links.pop();
                         self.link_depth = self.link_depth.saturating_sub(1);
                         if self.link_depth < self.wiki_depth {
                             self.wiki_depth = self.link_depth;
@@ -332,10 +362,12 @@ impl Walker {
                 if let Some((_, _, h)) = &mut self.heading {
                     h.push_str(&t);
                 }
-                if !self.in_code_block {
+                // A link's text is read (names), but already links: never a
+                // mention. An image's alt text is not read at all.
+                if !self.in_code_block && !self.open_links.contains(&true) {
                     self.prose.push(Prose {
                         range: r.clone(),
-                        in_link: self.wiki_depth > 0,
+                        in_link: self.link_depth > 0,
                     });
                 }
                 if !self.in_code_block && self.link_depth == 0 {

@@ -14,7 +14,7 @@ mod tune;
 
 pub use chain::{chain_mermaid, chain_tree};
 pub use chat::{chat_badge, chat_sources, chat_text, router_text};
-pub use lint::lint_text;
+pub use lint::{LintView, lint_text};
 pub use notes::{graph_text, hits_text, note_text, recent_text};
 pub use query::{ask_text, eval_text, mermaid, query_text};
 pub use shown::{Show, Shown, show};

@@ -138,7 +138,7 @@ impl Show for RecentChangesOp {
 }
 
 impl Show for LintOp {
-    fn text(_: &Self::Request, r: &Self::Response) -> String {
+    fn text(req: &Self::Request, r: &Self::Response) -> String {
         let mut text = format!(
             "{} notes checked: {} errors, {} warnings, {} recommendations\n",
             r.notes,
@@ -146,7 +146,14 @@ impl Show for LintOp {
             r.count(Severity::Warning),
             r.count(Severity::Recommendation)
         );
-        text += &crate::lint_text(&r.findings, r.notes, r.lang == Lang::En, &|_, _| None);
+        let view = crate::LintView {
+            notes: r.notes,
+            en: r.lang == Lang::En,
+            // One note's findings are few; a vault's recommendations are
+            // summarised, as in the CLI.
+            all: req.note.is_some(),
+        };
+        text += &crate::lint_text(&r.findings, view, &|_, _| None);
         text
     }
 }
