@@ -15,8 +15,8 @@ pub struct LintBench {
     /// Generated notes around the planted ones.
     #[arg(long, default_value_t = 10_000)]
     notes: usize,
-    /// Planted links for split spellings (6 in 9 misspell a note, 3 in 9
-    /// are decoys).
+    /// Planted links for split spellings (11 in 18 misspell a note, 7 in
+    /// 18 are decoys).
     #[arg(long, default_value_t = 700)]
     plant: usize,
     /// Planted cases for the other rules, each a problem or its decoy.

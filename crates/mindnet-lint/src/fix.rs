@@ -250,7 +250,7 @@ pub(crate) fn attach(
 /// Each written alias of a kind → the canonical kind; each link to another
 /// spelling of an existing note → that note's file name.
 fn link_edits(vault: &Vault<'_>, links: &[LinkRef<'_>], plan: &mut Plan) {
-    let names = NameIndex::new(vault);
+    let names = NameIndex::new(vault, links);
     for l in links {
         let note = &vault.notes[l.note];
         let text = &note.text;
@@ -268,7 +268,7 @@ fn link_edits(vault: &Vault<'_>, links: &[LinkRef<'_>], plan: &mut Plan) {
         if !is_missing(l) {
             continue;
         }
-        let Some(Similar { note: i, .. }) = names.similar(&l.link.parts.target) else {
+        let Some(Similar { note: i, .. }) = names.similar(vault, &l.link.parts.target) else {
             continue;
         };
         let span = l.link.range.clone();

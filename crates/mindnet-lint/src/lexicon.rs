@@ -123,10 +123,15 @@ impl RealWords {
 
     /// Whether both words are real words; false without a word list.
     pub fn both_known(&self, a: &str, b: &str) -> bool {
+        self.knows(a) && self.knows(b)
+    }
+
+    /// Whether a word (folded) is a real word; false without a word list.
+    pub fn knows(&self, word: &str) -> bool {
         self.loaded
             .get_or_init(|| Lexicon::read(&self.paths))
             .as_ref()
-            .is_some_and(|l| l.knows(a) && l.knows(b))
+            .is_some_and(|l| l.knows(word))
     }
 }
 

@@ -413,3 +413,71 @@ fn messages_follow_the_notes_lang_else_the_vaults() {
     assert_eq!(report.lang, Lang::En);
     assert!(report.findings[0].message.contains("does not exist yet"));
 }
+
+/// The weak pairs of a real English vault: a plural is the same name only
+/// where the vault uses the two alike, and a name a letter from a note is a
+/// name of its own when it is a real word or linked so from several notes.
+#[test]
+fn weak_pairs_need_the_vaults_word() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, body: &str| {
+        std::fs::write(
+            dir.path().join(name),
+            format!("---\nlang: en\n---\n{body}\n"),
+        )
+        .unwrap();
+    };
+    // Two things: physics and a word of programming, used apart.
+    write(
+        "Dynamics.md",
+        "The branch of physics about forces and motion.",
+    );
+    write(
+        "Typing.md",
+        "Languages with [[Dynamic]] typing check types at run time.",
+    );
+    // One thing: the note about genes writes the singular.
+    write("Genes.md", "A gene is a unit of heredity.");
+    write("Phenotype.md", "Any given [[gene]] will cause a trait.");
+    // A letter off, linked from one note: a slip. From two: a name.
+    write("Kubernetes Operators.md", "Controllers for apps.");
+    write("Cluster.md", "See [[Kubernetes Operatrs]].");
+    write("Helm Charts.md", "Packages for apps.");
+    write("Deploy.md", "See [[Helm Charst]].");
+    write("Release.md", "See [[Helm Charst]] as well.");
+    // A real word one letter from a note's name: its own name.
+    write("Kernelize.md", "A tool that turns code into kernels.");
+    write("Heat.md", "We [[Kernelise]] the loop.");
+    let words = dir.path().join("words");
+    std::fs::write(&words, "kernelise\n").unwrap();
+    let config = LintConfig::from_yaml(
+        Path::new("l.yaml"),
+        &format!("version: 1\nword_lists:\n  en: [{}]\n", words.display()),
+    )
+    .unwrap();
+    let report = lint_vault(
+        dir.path(),
+        &Config::builtin(),
+        &config,
+        &LintOptions::default(),
+    )
+    .unwrap();
+    let split: Vec<(&str, &str)> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule == "node/split-spelling")
+        .map(|f| (f.path.as_str(), f.message.split(':').next().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        split,
+        [
+            (
+                "Cluster.md",
+                "`Kubernetes Operatrs` is probably `Kubernetes Operators`"
+            ),
+            ("Phenotype.md", "`gene` is probably `Genes`"),
+        ],
+        "{:#?}",
+        report.findings
+    );
+}

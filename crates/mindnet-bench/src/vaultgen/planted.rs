@@ -74,9 +74,11 @@ pub fn plant_missing(dir: &Path, notes: usize, share: f64, seed: u64) -> std::io
 
 /// Misspellings with known truth for the linter: `count` notes in `namen/`
 /// named "<pseudo word> <noun>", and as many notes in `verweise/` that link
-/// to one of them in another spelling (underscore, hyphen, plural, two letters
-/// swapped; a change of case alone resolves, as in Obsidian) or to a decoy (first letter changed, another noun, another
-/// word), which is a missing note and no misspelling.
+/// to one of them in another spelling (underscore, hyphen, plural written
+/// beside the singular, two letters swapped; a change of case alone
+/// resolves, as in Obsidian) or to a decoy (first letter changed, another
+/// noun, another word, a plural the linking note never writes as the
+/// singular), which is a missing note and no misspelling.
 pub fn plant_spellings(dir: &Path, count: usize, seed: u64) -> std::io::Result<Vec<PlantedLink>> {
     let mut rng = Rng::new(seed ^ 0x5eed);
     let nouns = nouns();
@@ -110,7 +112,14 @@ pub fn plant_spellings(dir: &Path, count: usize, seed: u64) -> std::io::Result<V
         let (written, means, variant) = match i % 9 {
             0 => (format!("{word}_{noun}"), Some(&name), "underscore"),
             1 => (format!("{word}-{noun}"), Some(&name), "hyphen"),
-            2 => (format!("{word} {noun}en"), Some(&name), "plural"),
+            // A plural is the same name where the note that links it
+            // writes the singular too; without that, two things.
+            2 if i % 2 == 0 => (format!("{word} {noun}en"), Some(&name), "plural"),
+            2 => (
+                format!("{word} {noun}en"),
+                None,
+                "decoy: plural, not used alike",
+            ),
             3 => (format!("{swapped} {noun}"), Some(&name), "swapped letters"),
             7 => (
                 format!("{} {noun}", edited(|c| c.insert(5, c[5]))),
@@ -140,9 +149,14 @@ pub fn plant_spellings(dir: &Path, count: usize, seed: u64) -> std::io::Result<V
             ),
         };
         let path = format!("verweise/Verweis {i:04}.md");
+        let also = if variant == "plural" {
+            format!(" Mehr zu {name} später.")
+        } else {
+            String::new()
+        };
         std::fs::write(
             dir.join(&path),
-            format!("---\ntype: concept\n---\nSiehe [[{written}]].\n"),
+            format!("---\ntype: concept\n---\nSiehe [[{written}]].{also}\n"),
         )?;
         out.push(PlantedLink {
             path,

@@ -16,7 +16,15 @@
 //!   `Harmony` or `LLVM fadd` for `LLVM add`, never two real words of the
 //!   vault's language (`Embryo`, `Embargo`; see `lexicon.rs`), and never a
 //!   word with digits (`Bericht 2023` names another note than `Bericht
-//!   2024`) or with a sign that carries meaning (`C++`, `C#`, `B+ tree`).
+//!   2024`) or with a sign that carries meaning (`C++`, `C#`, `B+ tree`,
+//!   and an operator after a space: `X +`, `X -`).
+//!
+//! The two weak kinds need the vault's word besides the letters
+//! (`usage.rs`): a singular and a plural count only where they are used
+//! alike (a note links both, or writes the other form, or the two linking
+//! notes link each other, or the note writes the link's form), and a letter
+//! off only where the link is no name of its own (not one real word of the
+//! vault's language, not linked so from several notes).
 
 use crate::lexicon::RealWords;
 use crate::{Finding, Lang, LinkRef, Msg, Vault};
@@ -24,17 +32,24 @@ use std::collections::{BTreeMap, HashMap};
 use unicode_normalization::UnicodeNormalization;
 
 mod distance;
+mod usage;
 
 pub(crate) use distance::distance;
+use usage::{Side, Usage};
 
 /// Signs that are part of a name where they touch a letter or digit: `C++`
 /// is not `C`, `C#` not `C`, `B+ tree` not `B-tree`. A star is one too
 /// (`A*`), unless the name holds a pair (`*Der Prozess*` is emphasis).
 const MEANINGFUL: [char; 3] = ['+', '#', '*'];
 
+/// Signs that, standing alone after a space, are a word of the name: the
+/// operators `X +`, `X -`, `X *` are names of their own, not `X`. A dash
+/// between two words stays a separator (`Projekt - Notizen`).
+const OPERATORS: [char; 12] = ['+', '-', '*', '/', '=', '<', '>', '^', '%', '&', '|', '~'];
+
 /// Lower case, umlauts folded, every other run of non-alphanumerics a word
-/// break; but a meaningful sign touching a word, and a hyphen that ends the
-/// name (`C-`), stay in it.
+/// break; but a meaningful sign touching a word, a hyphen that ends the
+/// name (`C-`), and an operator standing alone (`X +`) stay in it.
 pub(crate) fn words(name: &str) -> Vec<String> {
     // ASCII is its own normal form; composing it costs more than the rest.
     let chars: Vec<char> = if name.is_ascii() {
@@ -45,8 +60,18 @@ pub(crate) fn words(name: &str) -> Vec<String> {
     let emphasis = chars.iter().filter(|c| **c == '*').count() > 1;
     let mut out = Vec::new();
     let mut w = String::new();
+    let mut skip = 0;
     for (i, &c) in chars.iter().enumerate() {
+        if skip > 0 {
+            skip -= 1;
+            continue;
+        }
         if push_letter(&mut w, c) {
+            continue;
+        }
+        if let Some(op) = lone_operator(&chars, i, emphasis) {
+            skip = op.chars().count() - 1;
+            out.push(op);
             continue;
         }
         let next_is_word = chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
@@ -66,6 +91,29 @@ pub(crate) fn words(name: &str) -> Vec<String> {
         out.push(w);
     }
     out
+}
+
+/// The run of operator signs at `i` when it stands alone (space or the
+/// name's edge on both sides), and is not a dash between two words nor an
+/// emphasis star.
+fn lone_operator(chars: &[char], i: usize, emphasis: bool) -> Option<String> {
+    let apart = |c: Option<&char>| c.is_none_or(|c| c.is_whitespace());
+    if !apart(i.checked_sub(1).and_then(|j| chars.get(j))) {
+        return None;
+    }
+    let len = chars[i..]
+        .iter()
+        .take_while(|c| OPERATORS.contains(c))
+        .count();
+    if len == 0 || !apart(chars.get(i + len)) {
+        return None;
+    }
+    let run: String = chars[i..i + len].iter().collect();
+    let at_end = chars[i + len..].iter().all(|c| c.is_whitespace());
+    let dash = run.chars().all(|c| c == '-');
+    let star = run.chars().all(|c| c == '*') && emphasis;
+    let at_start = chars[..i].iter().all(|c| c.is_whitespace());
+    ((!dash || at_end) && !star && !at_start).then_some(run)
 }
 
 /// Appends a lower-case letter or digit to a word, umlauts and `ß` folded
@@ -264,6 +312,7 @@ pub(crate) struct NameIndex<'v> {
     near: HashMap<NearKey, Vec<Named>>,
     lang: Lang,
     real: &'v RealWords,
+    usage: Usage<'v>,
 }
 
 /// A name and the note it belongs to; in the near index, with the word it
@@ -296,12 +345,13 @@ impl NearKey {
 const NEAR_LENGTHS: usize = 4;
 
 impl<'v> NameIndex<'v> {
-    pub fn new(v: &'v Vault<'_>) -> Self {
+    pub fn new(v: &'v Vault<'_>, links: &'v [LinkRef<'v>]) -> Self {
         let mut index = NameIndex {
             exact: HashMap::new(),
             near: HashMap::new(),
             lang: v.lang,
             real: &v.real,
+            usage: Usage::new(links),
         };
         for (i, n) in v.notes.iter().enumerate() {
             let stem = std::path::Path::new(&n.path)
@@ -346,7 +396,27 @@ impl<'v> NameIndex<'v> {
     /// The note a (missing) link target probably means: the name it
     /// matched, the note, and the evidence. The first by name on ties, so
     /// the answer does not depend on the order the files were read in.
-    pub fn similar(&self, target: &str) -> Option<Similar> {
+    /// The weak kinds of evidence need the vault's word: a singular/plural
+    /// pair counts only where the two are used for the same thing
+    /// (`Usage::alike`), and a letter off only where the link is no name of
+    /// its own: not one real word of the vault's language, not linked so
+    /// from several notes.
+    pub fn similar(&self, v: &Vault<'_>, target: &str) -> Option<Similar> {
+        let mut found = self.candidates(target);
+        let one_real_word = || match words(target).as_slice() {
+            [w] => self.real.knows(w),
+            _ => false,
+        };
+        found.retain(|s| match s.evidence {
+            Evidence::Plural => self.usage.alike(v, target, Side::Note(s.note, &s.name)),
+            Evidence::Letters(_) => self.usage.linking(target) < 2 && !one_real_word(),
+            _ => true,
+        });
+        found.into_iter().next()
+    }
+
+    /// Every name `same_name` matches with `target`, by name.
+    fn candidates(&self, target: &str) -> Vec<Similar> {
         let lang = self.lang;
         let mut found: Vec<Similar> = Vec::new();
         // `near`: the target's word where the candidates differ; a cheap
@@ -378,7 +448,7 @@ impl<'v> NameIndex<'v> {
         }
         found.sort_by(|a, b| a.name.cmp(&b.name).then(a.note.cmp(&b.note)));
         found.dedup_by(|a, b| a.name == b.name && a.note == b.note);
-        found.into_iter().next()
+        found
     }
 }
 
@@ -407,8 +477,8 @@ pub(crate) fn is_missing(l: &LinkRef<'_>) -> bool {
         && !is_attachment(&l.link.parts.target)
 }
 
-pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
-    let names = NameIndex::new(v);
+pub(crate) fn check<'v>(v: &'v Vault<'_>, links: &'v [LinkRef<'v>]) -> Vec<Finding> {
+    let names = NameIndex::new(v, links);
     let exists_unreadable = |target: &str| {
         let name = target.rsplit('/').next().unwrap_or(target);
         v.unreadable
@@ -431,7 +501,7 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
         let target = l.link.parts.target.as_str();
         let similar = looked_up
             .entry(target)
-            .or_insert_with(|| names.similar(target));
+            .or_insert_with(|| names.similar(v, target));
         match similar.clone() {
             Some(similar) => out.push(misspelt(v, l, similar, uses[target])),
             None => truly_missing
@@ -443,7 +513,9 @@ pub(crate) fn check(v: &Vault<'_>, links: &[LinkRef<'_>]) -> Vec<Finding> {
     // Notes still to be written: one finding per name, at its first link,
     // and each other spelling of it where it is written.
     for group in truly_missing.values() {
-        missing_name(v, group, &uses, &mut out);
+        for name in names.usage.one_thing(v, group) {
+            missing_name(v, &name, &uses, &mut out);
+        }
     }
     out
 }

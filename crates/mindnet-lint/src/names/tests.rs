@@ -170,3 +170,30 @@ fn distances() {
     assert_eq!(distance("jobwechsel", "jobwehcsel", 2), 1);
     assert_eq!(distance("qdrant", "kafka", 2), 3);
 }
+
+/// An operator after a space is part of the name: `X +`, `X -` and `X *`
+/// name other things than `X`; a dash between words stays a separator.
+#[test]
+fn operator_names_are_their_own() {
+    for lang in [Lang::En, Lang::De] {
+        for (a, b) in [
+            ("Vector +", "Vector"),
+            ("Vector -", "Vector"),
+            ("Vector *", "Vector"),
+            ("Vector +", "Vector -"),
+            ("Matrix / Scalar", "Matrix Scalar"),
+            ("Pointer ->", "Pointer"),
+        ] {
+            assert_eq!(same_name(a, b, lang, &none()), None, "{a} / {b}");
+        }
+        assert_eq!(
+            same_name("Projekt - Notizen", "Projekt Notizen", lang, &none()),
+            Some(Evidence::Separators)
+        );
+        assert_eq!(
+            same_name("vector +", "Vector +", lang, &none()),
+            Some(Evidence::Case)
+        );
+    }
+    assert_eq!(words("C++ und X +"), ["c++", "und", "x", "+"]);
+}
