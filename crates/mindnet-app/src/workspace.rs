@@ -106,6 +106,35 @@ pub(crate) struct HopTrace {
     pub notes: Vec<String>,
 }
 
+/// Every intent the name walk is for (`walk.intents` of the retriever)
+/// is one the decision engine defines: a name that is not would never
+/// match, and the walk would be off without a word.
+fn walk_intents_defined(
+    settings: &Settings,
+    retriever: &RetrieverConfig,
+    engine: &DecisionEngine,
+) -> Result<(), AppError> {
+    let Some(unknown) = retriever
+        .walk
+        .intents
+        .iter()
+        .find(|i| !engine.intents.contains_key(*i))
+    else {
+        return Ok(());
+    };
+    let file = |f: &Option<std::path::PathBuf>, name: &str| {
+        f.as_ref()
+            .map_or(format!("<built-in {name}>"), |p| p.display().to_string())
+    };
+    let known: Vec<&str> = engine.intents.keys().map(String::as_str).collect();
+    Err(AppError::bad_request(format!(
+        "{}: walk.intents: `{unknown}` is no intent of {} (its intents: {})",
+        file(&settings.files.retriever, "retriever.yaml"),
+        file(&settings.files.decision_engine, "decision_engine.yaml"),
+        known.join(", ")
+    )))
+}
+
 impl Workspace {
     /// Opens the index of `settings` with the configuration files the
     /// settings name.
@@ -113,6 +142,7 @@ impl Workspace {
         let config = settings.load_config()?;
         let retriever = settings.load_retriever()?;
         let engine = settings.load_engine()?;
+        walk_intents_defined(&settings, &retriever, &engine)?;
         let embedder = open::embedder(&settings)?;
         let t = Instant::now();
         let store = match mode {

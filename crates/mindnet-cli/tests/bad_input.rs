@@ -270,3 +270,35 @@ fn a_report_into_a_closed_pipe_ends_quietly_without_a_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.signal(), Some(13), "{:?}: {stderr}", out.status);
 }
+
+/// An intent of the name walk that the decision engine does not define is
+/// named with both files, not silently never walked.
+#[test]
+fn an_unknown_walk_intent_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "A.md", "# A\n");
+    let builtin = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../config/retriever.yaml"),
+    )
+    .unwrap();
+    let retriever = dir.path().join("retriever.yaml");
+    fs::write(
+        &retriever,
+        builtin.replace("intents: [fact]", "intents: [fakt]"),
+    )
+    .unwrap();
+    let out = mindnet(&[
+        "query",
+        "A",
+        "--vault",
+        dir.path().to_str().unwrap(),
+        "--retriever",
+        retriever.to_str().unwrap(),
+    ]);
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("retriever.yaml: walk.intents: `fakt`") && err.contains("fact"),
+        "{err}"
+    );
+}
