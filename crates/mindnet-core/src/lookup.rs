@@ -31,8 +31,18 @@ pub const HOW_TO_NAME: &str = "its id, vault path, file name, title or alias";
 /// A note's file name: the last part of its vault path, without `.md`
 /// (what a link by name writes).
 pub fn file_name(path: &str) -> &str {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.strip_suffix(".md").unwrap_or(name)
+    without_md(path.rsplit('/').next().unwrap_or(path))
+}
+
+/// A path or name without its `.md` ending, written in any case: the scan
+/// takes `Note.MD` for a note as Obsidian does, so every name of it must
+/// drop the ending too. One ending only (`a.md.md` is the note `a.md`).
+pub fn without_md(path: &str) -> &str {
+    let cut = path.len().saturating_sub(3);
+    match path.get(cut..) {
+        Some(end) if end.eq_ignore_ascii_case(".md") => &path[..cut],
+        _ => path,
+    }
 }
 
 /// How `key` names a note, if it does.
@@ -40,11 +50,11 @@ pub fn matches(names: NoteNames<'_>, key: &str) -> Option<Match> {
     if names.id == key {
         return Some(Match::Id);
     }
-    let wanted = key.trim().trim_end_matches(".md").to_lowercase();
+    let wanted = without_md(key.trim()).to_lowercase();
     if wanted.is_empty() {
         return None;
     }
-    let path = names.path.trim_end_matches(".md");
+    let path = without_md(names.path);
     let file = path.rsplit('/').next().unwrap_or(path);
     let same = |s: &str| s.to_lowercase() == wanted;
     if same(path) {
@@ -124,6 +134,26 @@ mod tests {
                 aliases: vec![],
             },
         ]
+    }
+
+    /// A note whose file ends in `.MD` is named like any other.
+    #[test]
+    fn the_ending_is_dropped_in_any_case_and_once() {
+        assert_eq!(without_md("a/Note.MD"), "a/Note");
+        assert_eq!(without_md("Note.Md"), "Note");
+        assert_eq!(without_md("Note.md.md"), "Note.md");
+        assert_eq!(without_md("Notes"), "Notes");
+        assert_eq!(without_md("Ü.md"), "Ü");
+        assert_eq!(without_md("dü"), "dü");
+        assert_eq!(file_name("Projekte/Redis.MD"), "Redis");
+        let n = N {
+            id: "e5",
+            path: "Projekte/Kafka.MD",
+            title: "Kafka",
+            aliases: vec![],
+        };
+        assert_eq!(matches(names(&n), "Projekte/Kafka.md"), Some(Match::Path));
+        assert_eq!(matches(names(&n), "kafka.MD"), Some(Match::FileName));
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub(super) struct Partial<'c> {
 
 /// Every name a link can use for a note: title, aliases, file name, path.
 pub(super) fn names_of(title: &str, aliases: &[String], path: &str) -> Vec<String> {
-    let stem = path.trim_end_matches(".md");
+    let stem = mindnet_core::lookup::without_md(path);
     let file = stem.rsplit('/').next().unwrap_or(stem);
     std::iter::once(title)
         .chain(aliases.iter().map(String::as_str))

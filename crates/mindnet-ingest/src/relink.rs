@@ -272,7 +272,7 @@ fn written(t: &LinkTarget, k: usize, from: &str, after: &Resolver) -> String {
     let path = after.note(k).rel_path.as_str();
     let with_md = matches!(t.style, LinkStyle::Markdown { .. })
         || t.target.to_ascii_lowercase().ends_with(".md");
-    let bare = path.strip_suffix(".md").unwrap_or(path);
+    let bare = mindnet_core::lookup::without_md(path);
     let file = |p: &str| {
         if with_md {
             format!("{p}.md")

@@ -29,7 +29,7 @@ impl Unlinked {
     /// the same. A file name two notes share is given with its folder.
     pub fn link(&self, vault: &Vault<'_>, stems: &HashMap<String, usize>) -> String {
         let path = &vault.notes[self.target].path;
-        let full = path.strip_suffix(".md").unwrap_or(path);
+        let full = mindnet_core::lookup::without_md(path);
         let stem = full.rsplit('/').next().unwrap_or(full);
         let name = if stems.get(&stem.to_lowercase()).copied().unwrap_or(0) > 1 {
             full
@@ -48,7 +48,7 @@ impl Unlinked {
 pub(crate) fn stems(vault: &Vault<'_>) -> HashMap<String, usize> {
     let mut out: HashMap<String, usize> = HashMap::new();
     for n in &vault.notes {
-        let full = n.path.strip_suffix(".md").unwrap_or(&n.path);
+        let full = mindnet_core::lookup::without_md(&n.path);
         let stem = full.rsplit('/').next().unwrap_or(full);
         *out.entry(stem.to_lowercase()).or_default() += 1;
     }

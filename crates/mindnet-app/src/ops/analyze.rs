@@ -219,7 +219,7 @@ fn suggestion(
         format!("[[rel:{kind} {}]]", n.title)
     };
     let is_linked = linked.contains(&n.title.to_lowercase())
-        || linked.contains(&n.path.trim_end_matches(".md").to_lowercase())
+        || linked.contains(&mindnet_core::lookup::without_md(&n.path).to_lowercase())
         || n.aliases.iter().any(|a| linked.contains(&a.to_lowercase()));
     Some(LinkSuggestion {
         note_id: n.note_id.clone(),

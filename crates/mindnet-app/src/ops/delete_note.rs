@@ -160,7 +160,7 @@ fn free_place(vault: &Path, rel: &str) -> String {
     if !vault.join(&base).exists() {
         return base;
     }
-    let stem = base.strip_suffix(".md").unwrap_or(&base);
+    let stem = mindnet_core::lookup::without_md(&base);
     (1..)
         .map(|n| format!("{stem} {n}.md"))
         .find(|p| !vault.join(p).exists())

@@ -180,12 +180,7 @@ fn list_directory(
 
 /// A note's entry: what the index knows of it, else its file name.
 fn note_entry(path: &str, known: Option<&&NoteState>, modified: String) -> DirEntry {
-    let stem = path
-        .rsplit('/')
-        .next()
-        .unwrap_or(path)
-        .trim_end_matches(".md")
-        .to_string();
+    let stem = mindnet_core::lookup::file_name(path).to_string();
     DirEntry {
         path: path.to_string(),
         kind: "note".into(),

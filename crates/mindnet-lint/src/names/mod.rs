@@ -482,7 +482,7 @@ pub(crate) fn check<'v>(v: &'v Vault<'_>, links: &'v [LinkRef<'v>]) -> Vec<Findi
     let exists_unreadable = |target: &str| {
         let name = target.rsplit('/').next().unwrap_or(target);
         v.unreadable
-            .contains(&name.trim_end_matches(".md").to_lowercase())
+            .contains(&mindnet_core::lookup::without_md(name).to_lowercase())
     };
     let missing: Vec<&LinkRef<'_>> = links
         .iter()
