@@ -273,8 +273,6 @@ struct Walker {
     /// Every link's range, wiki or not: a `[[` inside one is not a stray bracket.
     link_ranges: Vec<Range<usize>>,
     link_depth: usize,
-    /// Depth inside wikilinks only.
-    wiki_depth: usize,
     /// Per open link or image: whether it is a Markdown image, whose alt
     /// text no reader sees (`![GitHub release](badge.svg)`).
     open_links: Vec<bool>,
@@ -314,7 +312,6 @@ impl Walker {
                         self.open_links
                             .push(!wiki && matches!(tag, Tag::Image { .. }));
                         if wiki {
-                            self.wiki_depth += 1;
                             let embed = text.as_bytes()[r.start] == b'!';
                             self.links.push(RawLink {
                                 range: r.clone(),
@@ -344,9 +341,6 @@ impl Walker {
                     TagEnd::Link | TagEnd::Image => {
                         self.open_links.pop();
                         self.link_depth = self.link_depth.saturating_sub(1);
-                        if self.link_depth < self.wiki_depth {
-                            self.wiki_depth = self.link_depth;
-                        }
                     }
                     _ => {}
                 }
