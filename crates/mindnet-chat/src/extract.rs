@@ -170,7 +170,8 @@ pub fn candidates(sources: &[SourceText<'_>]) -> Vec<Candidate> {
 /// source's rank counts against it and holding what the question asks for
 /// (a year, a number, a new name) for it: the answer of a bridge question
 /// is in the second or third note, and in the sentence of it that has the
-/// asked-for kind. Without similarities (the embedder failed) only the
+/// asked-for kind. Without similarities (the embedder failed, or the
+/// words alone are asked for: `lexical: 1`) only the
 /// lexical match counts, and a sentence without a question word is never
 /// chosen.
 pub fn best_sentences(
