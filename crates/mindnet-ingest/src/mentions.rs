@@ -236,12 +236,13 @@ impl MentionIndex {
                         // edge depends on its own note and the vault's names
                         // only, so an incremental import finds the same.)
                         return !found.starts_with(char::is_uppercase)
-                            || !opens_sentence(text, p.range.start + start)
-                            || mid
-                                .get_or_insert_with(|| {
-                                    crate::names::mid_sentence_capitals(text, prose)
-                                })
-                                .contains(found);
+                            || name_where_it_opens(
+                                text,
+                                prose,
+                                p.range.start + start,
+                                found,
+                                &mut mid,
+                            );
                     }
                     if s.case != Case::Capital {
                         return true;
@@ -265,10 +266,7 @@ impl MentionIndex {
                     {
                         return false;
                     }
-                    !opens_sentence(text, p.range.start + start)
-                        || mid
-                            .get_or_insert_with(|| crate::names::mid_sentence_capitals(text, prose))
-                            .contains(found)
+                    name_where_it_opens(text, prose, p.range.start + start, found, &mut mid)
                 });
                 if ok {
                     out.push(Mention {
@@ -281,6 +279,23 @@ impl MentionIndex {
         }
         out
     }
+}
+
+/// Whether a capitalised word at `at` is taken as written: anywhere but at
+/// the start of a sentence, heading or list item, and there only if the
+/// note writes it capitalised in mid-sentence too (`mid`, read once per
+/// note when first needed).
+fn name_where_it_opens(
+    text: &str,
+    prose: &[Prose],
+    at: usize,
+    found: &str,
+    mid: &mut Option<HashSet<String>>,
+) -> bool {
+    !opens_sentence(text, at)
+        || mid
+            .get_or_insert_with(|| crate::names::mid_sentence_capitals(text, prose))
+            .contains(found)
 }
 
 /// Whether lower-casing changes a character the automaton cannot fold

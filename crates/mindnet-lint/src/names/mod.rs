@@ -480,9 +480,8 @@ pub(crate) fn is_missing(l: &LinkRef<'_>) -> bool {
 pub(crate) fn check<'v>(v: &'v Vault<'_>, links: &'v [LinkRef<'v>]) -> Vec<Finding> {
     let names = NameIndex::new(v, links);
     let exists_unreadable = |target: &str| {
-        let name = target.rsplit('/').next().unwrap_or(target);
         v.unreadable
-            .contains(&mindnet_core::lookup::without_md(name).to_lowercase())
+            .contains(&mindnet_core::lookup::file_name(target).to_lowercase())
     };
     let missing: Vec<&LinkRef<'_>> = links
         .iter()
